@@ -1,0 +1,91 @@
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createLogger, type Logger } from '../log.js';
+import { type OutputFormat, runBackup } from '../runner/backup.js';
+import { isResourceName, RESOURCES, type ResourceName } from '../shopify/resources.js';
+import { createStorage, type S3Settings } from '../storage/index.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { attachProgress } from './progress.js';
+import type { ShopAddress } from './shop-address.js';
+import { UsageError } from './usage-error.js';
+
+export const FORMATS: readonly OutputFormat[] = ['parquet', 'ndjson', 'raw'];
+
+export interface BackupRequest {
+  shop: ShopAddress;
+  token: string;
+  out: string;
+  resources: readonly ResourceName[];
+  formats: readonly OutputFormat[];
+  depth: number;
+  s3: S3Settings;
+  json: boolean;
+  verbose: boolean;
+}
+
+export function parseList<T extends string>(value: string | string[], allowed: readonly T[], what: string): T[] {
+  const items = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((s) => s.trim());
+  const unknown = items.filter((item) => !(allowed as readonly string[]).includes(item));
+  if (unknown.length > 0 || items.length === 0) {
+    throw new UsageError(`unknown ${what} ${unknown.join(', ')}; choose from ${allowed.join(', ')}`);
+  }
+  return [...new Set(items)] as T[];
+}
+
+export function parseResources(value: string | string[]): ResourceName[] {
+  const resources = parseList(value, RESOURCES, 'resource');
+  return resources.filter(isResourceName);
+}
+
+export function newCliLogger(request: { verbose: boolean }, secrets: readonly string[]): Logger {
+  return createLogger({
+    level: request.verbose ? 'debug' : 'info',
+    pretty: process.stderr.isTTY === true,
+    secrets,
+  });
+}
+
+/** Runs one backup as the CLI does: progress on a TTY, location (or JSON) on stdout, the exit code returned. */
+export async function runBackupFromCli(request: BackupRequest, logger: Logger): Promise<ExitCode> {
+  const storage = createStorage(request.out, request.s3);
+  const stagingRoot = request.out.startsWith('s3://')
+    ? join(tmpdir(), 'shopsnap-staging')
+    : join(resolve(request.out), '.staging');
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const progress = attachProgress(request.resources);
+  try {
+    const result = await runBackup({
+      shop: request.shop,
+      token: request.token,
+      storage,
+      resources: request.resources,
+      formats: request.formats,
+      depth: request.depth,
+      stagingRoot,
+      logger,
+      signal: controller.signal,
+      onProgress: progress.update,
+    });
+    progress.finish(result.manifest);
+    if (request.json) {
+      process.stdout.write(`${JSON.stringify({ location: result.location, manifest: result.manifest }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`${result.location}\n`);
+    }
+    return result.manifest.status === 'complete' ? EXIT.complete : EXIT.countMismatch;
+  } catch (error) {
+    progress.finish(undefined);
+    if (controller.signal.aborted) {
+      const interrupted = new Error('interrupted', { cause: error });
+      interrupted.name = 'AbortError';
+      throw interrupted;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}

@@ -1,0 +1,14 @@
+/** The documented exit codes (README "Exit codes"). Only cli/main.ts exits the process. */
+export const EXIT = {
+  complete: 0,
+  failed: 1,
+  usage: 2,
+  countMismatch: 3,
+  verifyFailed: 4,
+  auth: 5,
+  shopUnavailable: 6,
+  destination: 7,
+  suspiciousShrink: 8,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

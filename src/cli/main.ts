@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { backupCommand } from './commands/backup.js';
+import { demoCommand } from './commands/demo.js';
+import { schemaCommand } from './commands/schema.js';
+import { simCommand } from './commands/sim.js';
+import { verifyCommand } from './commands/verify.js';
+import { describeFailure } from './failure.js';
+import { UsageError } from './usage-error.js';
+
+const argv = hideBin(process.argv);
+
+try {
+  await yargs(argv)
+    .scriptName('shopsnap')
+    .usage('$0 <command> [options]\n\nBack up and export a Shopify (Admin REST 2022-01) shop.')
+    .env('SHOPSNAP')
+    .option('verbose', { type: 'boolean', default: false, describe: 'Debug logs and stack traces on errors' })
+    .option('json', { type: 'boolean', default: false, describe: 'Print a machine-readable summary on stdout' })
+    .command(backupCommand)
+    .command(verifyCommand)
+    .command(schemaCommand)
+    .command(demoCommand)
+    .command(simCommand)
+    .demandCommand(1, 'Name a command; see shopsnap --help.')
+    .strict()
+    .fail((message, error) => {
+      throw error ?? new UsageError(message);
+    })
+    .help()
+    .alias('help', 'h')
+    .version()
+    .wrap(Math.min(120, process.stdout.columns ?? 100))
+    .parseAsync();
+} catch (error) {
+  const failure = describeFailure(error);
+  const verbose = argv.includes('--verbose');
+  process.stderr.write(`shopsnap: ${failure.message}\n`);
+  if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  if (failure.exitCode === 2) process.stderr.write('Run shopsnap --help for usage.\n');
+  process.exitCode = failure.exitCode;
+}

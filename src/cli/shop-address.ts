@@ -1,0 +1,54 @@
+/** A validated shop: the only origin requests may go to, and the folder/key name its snapshots live under. */
+export interface ShopAddress {
+  origin: string;
+  /** Safe as one path segment and one storage key segment. */
+  key: string;
+}
+
+export class ShopAddressError extends Error {
+  override name = 'ShopAddressError';
+  readonly code = 'ERR_SHOP_ADDRESS';
+}
+
+const SHOP_NAME = /^[a-z0-9][a-z0-9-]{0,58}[a-z0-9]$|^[a-z0-9]$/;
+const MYSHOPIFY_HOST = /^([a-z0-9][a-z0-9-]*[a-z0-9]|[a-z0-9])\.myshopify\.com$/;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Accepts `name`, `name.myshopify.com`, `https://name.myshopify.com`, and plain `http://` only for loopback addresses
+ * (the simulated shop). Everything else — paths, encoded slashes, NUL, full-width letters, look-alike hosts such as
+ * `x.myshopify.com.evil.io` — is rejected before any I/O.
+ */
+export function parseShopAddress(input: string): ShopAddress {
+  const text = input.trim();
+  const fail = (why: string): never => {
+    throw new ShopAddressError(
+      `invalid shop ${JSON.stringify(input)}: ${why}; expected a shop name, name.myshopify.com or https://name.myshopify.com`,
+    );
+  };
+  if (!/^[\x21-\x7e]+$/.test(text)) fail('only printable ASCII is allowed');
+  if (!text.includes('://')) {
+    const host = text.toLowerCase();
+    if (SHOP_NAME.test(host)) return { origin: `https://${host}.myshopify.com`, key: `${host}.myshopify.com` };
+    if (MYSHOPIFY_HOST.test(host)) return { origin: `https://${host}`, key: host };
+    return fail('not a shop name');
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return fail('not a URL');
+  }
+  if (url.username || url.password) fail('credentials in the URL are not allowed');
+  if (url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) fail('a path or query is not allowed');
+  if (/%/.test(text)) fail('percent-encoding is not allowed');
+  const host = url.hostname.toLowerCase();
+  if (url.protocol === 'https:' && MYSHOPIFY_HOST.test(host) && url.port === '') {
+    return { origin: `https://${host}`, key: host };
+  }
+  if (LOOPBACK_HOSTS.has(host) && (url.protocol === 'http:' || url.protocol === 'https:')) {
+    const port = url.port || (url.protocol === 'http:' ? '80' : '443');
+    return { origin: url.origin, key: `${host === '[::1]' ? 'ipv6-loopback' : host}-${port}` };
+  }
+  return fail('only https://*.myshopify.com, or http(s) on a loopback address for testing');
+}

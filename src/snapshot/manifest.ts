@@ -1,0 +1,85 @@
+import type { ResourceName } from '../shopify/resources.js';
+
+export const MANIFEST_FORMAT = 'shopsnap.manifest/v1';
+export const MANIFEST_NAME = 'manifest.json';
+
+export type FileFormat = 'parquet' | 'ndjson' | 'raw';
+export type CountCheck = 'ok' | 'drift' | 'mismatch';
+
+export interface ManifestFile {
+  /** Relative to the manifest, '/'-separated. */
+  path: string;
+  table: string;
+  format: FileFormat;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+export interface ResourceSummary {
+  count_before: number;
+  count_after: number;
+  exported: number;
+  check: CountCheck;
+  /** count_after − count_before: how far the shop moved while it was crawled. */
+  drift: number;
+  duplicates_dropped: number;
+  unknown_fields: number;
+  requests: number;
+  filters: Record<string, string>;
+}
+
+/**
+ * The contract other tools depend on. Written last: its presence is the only mark of a finished snapshot, and
+ * `status` says whether every count check passed.
+ */
+export interface Manifest {
+  format: typeof MANIFEST_FORMAT;
+  status: 'complete' | 'incomplete';
+  shop: string;
+  api_version: string;
+  snapshot_id: string;
+  schema_version: number;
+  started_at: string;
+  finished_at: string;
+  resources: Partial<Record<ResourceName, ResourceSummary>>;
+  tables: Record<string, { rows: number }>;
+  files: ManifestFile[];
+  /** Resources whose exported count fell sharply against the previous complete snapshot. */
+  suspicious_shrink?: { resource: string; previous: number; current: number }[];
+}
+
+export class ManifestError extends Error {
+  override name = 'ManifestError';
+  readonly code = 'ERR_MANIFEST';
+}
+
+export function serializeManifest(manifest: Manifest): Uint8Array {
+  return Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** Parses and checks the parts of a manifest that verify relies on; `where` names its location in errors. */
+export function parseManifest(text: string, where: string): Manifest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ManifestError(`${where} is not valid JSON`, { cause: error });
+  }
+  const manifest = value as Partial<Manifest>;
+  if (manifest?.format !== MANIFEST_FORMAT) {
+    throw new ManifestError(`${where} is not a ${MANIFEST_FORMAT} manifest`);
+  }
+  const badFile = (manifest.files ?? []).find(
+    (file) =>
+      typeof file?.path !== 'string' ||
+      typeof file.sha256 !== 'string' ||
+      !Number.isInteger(file.rows) ||
+      !Number.isInteger(file.bytes) ||
+      !['parquet', 'ndjson', 'raw'].includes(file.format),
+  );
+  if (!Array.isArray(manifest.files) || badFile !== undefined) {
+    throw new ManifestError(`${where} has a malformed files list`);
+  }
+  return manifest as Manifest;
+}

@@ -1,0 +1,181 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  assertSafeKey,
+  type PutOptions,
+  type Storage,
+  StorageError,
+  type StorageErrorCode,
+  type StoredObject,
+} from './storage.js';
+
+const TEMP_SUFFIX = '.shopsnap-tmp';
+
+/** Storage in a local directory: temp file, fsync, rename, fsync of the directory (restic's order). */
+export class LocalDirStorage implements Storage {
+  readonly location: string;
+  readonly #root: string;
+
+  constructor(root: string) {
+    this.#root = resolve(root);
+    this.location = this.#root;
+  }
+
+  async putFile(key: string, localPath: string, options: PutOptions): Promise<StoredObject> {
+    const target = this.#pathOf(key);
+    return this.#commit(key, target, options, async (temp) => {
+      await copyFile(localPath, temp);
+      await fsyncPath(temp);
+    });
+  }
+
+  async putBytes(key: string, body: Uint8Array, options: PutOptions): Promise<StoredObject> {
+    const target = this.#pathOf(key);
+    return this.#commit(key, target, options, async (temp) => {
+      const handle = await open(temp, 'wx');
+      try {
+        await handle.writeFile(body);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  async head(key: string): Promise<StoredObject | undefined> {
+    try {
+      const info = await stat(this.#pathOf(key));
+      return info.isFile() ? { key, bytes: info.size } : undefined;
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) return undefined;
+      throw this.#error(error, key, 'read');
+    }
+  }
+
+  async get(key: string): Promise<Readable> {
+    const path = this.#pathOf(key);
+    if ((await this.head(key)) === undefined) {
+      throw new StorageError('ERR_STORAGE_NOT_FOUND', `${this.#describe(key)} does not exist`);
+    }
+    return createReadStream(path);
+  }
+
+  async *list(prefix: string): AsyncIterable<StoredObject> {
+    const start = prefix === '' ? this.#root : this.#pathOf(prefix.replace(/\/$/, ''));
+    for await (const path of walk(start)) {
+      if (path.endsWith(TEMP_SUFFIX)) continue;
+      const info = await stat(path);
+      yield { key: relative(this.#root, path).split(sep).join('/'), bytes: info.size };
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.#pathOf(key), { force: true });
+  }
+
+  async #commit(
+    key: string,
+    target: string,
+    options: PutOptions,
+    writeTemp: (temp: string) => Promise<void>,
+  ): Promise<StoredObject> {
+    const temp = `${target}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      await writeTemp(temp);
+      const written = await hashFile(temp);
+      if (written.sha256 !== options.sha256) {
+        throw new StorageError(
+          'ERR_STORAGE_INTEGRITY',
+          `${this.#describe(key)}: wrote sha256 ${written.sha256}, expected ${options.sha256}`,
+        );
+      }
+      if (options.ifNoneMatch) {
+        // link() fails with EEXIST instead of replacing: create-only, atomically.
+        await link(temp, target).catch((error: unknown) => {
+          if (isErrno(error, 'EEXIST')) {
+            throw new StorageError('ERR_STORAGE_EXISTS', `${this.#describe(key)} already exists`);
+          }
+          throw error;
+        });
+        await unlink(temp);
+      } else {
+        await rename(temp, target);
+      }
+      await fsyncPath(dirname(target));
+      return { key, bytes: written.bytes, sha256: written.sha256 };
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw this.#error(error, key, 'write');
+    }
+  }
+
+  #pathOf(key: string): string {
+    assertSafeKey(key);
+    const path = resolve(this.#root, ...key.split('/'));
+    if (!path.startsWith(this.#root + sep)) {
+      throw new StorageError('ERR_STORAGE_KEY', `key ${JSON.stringify(key)} escapes ${this.#root}`);
+    }
+    return path;
+  }
+
+  #describe(key: string): string {
+    return join(this.#root, key);
+  }
+
+  #error(error: unknown, key: string, action: 'read' | 'write'): StorageError {
+    if (error instanceof StorageError) return error;
+    const code: StorageErrorCode =
+      isErrno(error, 'ENOSPC') || isErrno(error, 'EDQUOT')
+        ? 'ERR_STORAGE_NO_SPACE'
+        : isErrno(error, 'EACCES') || isErrno(error, 'EPERM') || isErrno(error, 'EROFS')
+          ? 'ERR_STORAGE_ACCESS'
+          : 'ERR_STORAGE_IO';
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return new StorageError(code, `cannot ${action} ${this.#describe(key)}: ${reason}`, { cause: error });
+  }
+}
+
+async function* walk(dir: string): AsyncIterable<string> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (entry.isFile()) yield path;
+  }
+}
+
+export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  await pipeline(createReadStream(path), async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) {
+      bytes += chunk.length;
+      hash.update(chunk);
+    }
+  });
+  return { sha256: hash.digest('hex'), bytes };
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export function isErrno(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === code;
+}
