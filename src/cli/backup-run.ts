@@ -48,27 +48,23 @@ export function newCliLogger(request: { verbose: boolean }, secrets: readonly st
 /** Runs one backup as the CLI does: progress on a TTY, location (or JSON) on stdout, the exit code returned. */
 export async function runBackupFromCli(request: BackupRequest, logger: Logger): Promise<ExitCode> {
   const storage = createStorage(request.out, request.s3);
-  const stagingRoot = request.out.startsWith('s3://')
-    ? join(tmpdir(), 'shopsnap-staging')
-    : join(resolve(request.out), '.staging');
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const stagingRoot = stagingRootFor(request.out);
   const progress = attachProgress(request.resources);
   try {
-    const result = await runBackup({
-      shop: request.shop,
-      token: request.token,
-      storage,
-      resources: request.resources,
-      formats: request.formats,
-      depth: request.depth,
-      stagingRoot,
-      logger,
-      signal: controller.signal,
-      onProgress: progress.update,
-    });
+    const result = await interruptible((signal) =>
+      runBackup({
+        shop: request.shop,
+        token: request.token,
+        storage,
+        resources: request.resources,
+        formats: request.formats,
+        depth: request.depth,
+        stagingRoot,
+        logger,
+        signal,
+        onProgress: progress.update,
+      }),
+    );
     progress.finish(result.manifest);
     if (request.json) {
       process.stdout.write(`${JSON.stringify({ location: result.location, manifest: result.manifest }, null, 2)}\n`);
@@ -78,6 +74,22 @@ export async function runBackupFromCli(request: BackupRequest, logger: Logger): 
     return result.manifest.status === 'complete' ? EXIT.complete : EXIT.countMismatch;
   } catch (error) {
     progress.finish(undefined);
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` with a signal that SIGINT/SIGTERM abort: work stops starting requests and no manifest is written. An
+ * aborted run surfaces as an AbortError (exit 130) whatever error the interruption caused underneath.
+ */
+export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    return await work(controller.signal);
+  } catch (error) {
     if (controller.signal.aborted) {
       const interrupted = new Error('interrupted', { cause: error });
       interrupted.name = 'AbortError';
@@ -88,4 +100,8 @@ export async function runBackupFromCli(request: BackupRequest, logger: Logger): 
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
+}
+
+export function stagingRootFor(out: string): string {
+  return out.startsWith('s3://') ? join(tmpdir(), 'shopsnap-staging') : join(resolve(out), '.staging');
 }

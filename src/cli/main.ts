@@ -3,6 +3,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { backupCommand } from './commands/backup.js';
 import { demoCommand } from './commands/demo.js';
+import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
@@ -19,6 +20,7 @@ try {
     .option('verbose', { type: 'boolean', default: false, describe: 'Debug logs and stack traces on errors' })
     .option('json', { type: 'boolean', default: false, describe: 'Print a machine-readable summary on stdout' })
     .command(backupCommand)
+    .command(runCommand)
     .command(verifyCommand)
     .command(schemaCommand)
     .command(demoCommand)

@@ -1,0 +1,188 @@
+import { parse as parseYaml } from 'yaml';
+import { RESOURCES, type ResourceName } from '../shopify/resources.js';
+import type { OutputFormat } from './backup.js';
+
+/** One shop of a job. The token is never in the file: it names an environment variable or a file holding it. */
+export interface JobShop {
+  shop: string;
+  tokenEnv?: string;
+  tokenFile?: string;
+}
+
+export interface JobSpec {
+  name: string;
+  shops: JobShop[];
+  resources: ResourceName[];
+  formats: OutputFormat[];
+  depth: number;
+  out: string;
+  s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
+  /** Shops backed up at once by one worker; each keeps its own rate-limit pacer. */
+  parallelShops: number;
+  /** Retention hint for the bucket lifecycle / cleanup (days a snapshot is kept). */
+  keepWithinDays?: number;
+}
+
+export class JobFileError extends Error {
+  override name = 'JobFileError';
+  readonly code = 'ERR_JOB_FILE';
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`invalid job file ${file}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+const FORMAT_NAMES: readonly OutputFormat[] = ['parquet', 'ndjson', 'raw'];
+const TOP_KEYS = new Set([
+  'name',
+  'shops',
+  'resources',
+  'formats',
+  'depth',
+  'out',
+  's3',
+  'parallel_shops',
+  'retention',
+]);
+
+/** Parses and validates a YAML job file, reporting every problem with its path (e.g. `shops[1].token_env`). */
+export function parseJobFile(text: string, file: string): JobSpec {
+  const problems: string[] = [];
+  let document: unknown;
+  try {
+    document = parseYaml(text);
+  } catch (error) {
+    throw new JobFileError(file, [`not valid YAML: ${(error as Error).message.split('\n')[0]}`]);
+  }
+  if (!isRecord(document)) throw new JobFileError(file, ['the file must be a mapping of job settings']);
+  for (const key of Object.keys(document)) if (!TOP_KEYS.has(key)) problems.push(`${key}: unknown setting`);
+  const shops = readShops(document.shops, problems);
+  const resources = readList(document.resources, 'resources', RESOURCES, [...RESOURCES], problems);
+  const formats = readList(document.formats, 'formats', FORMAT_NAMES, [...FORMAT_NAMES], problems);
+  const depth = readInteger(document.depth, 'depth', 20, 1, 100, problems);
+  const parallelShops = readInteger(document.parallel_shops, 'parallel_shops', 4, 1, 64, problems);
+  const out = document.out;
+  if (typeof out !== 'string' || out === '') problems.push('out: required, a directory or s3://bucket/prefix');
+  const s3 = readS3(document.s3, problems);
+  let keepWithinDays: number | undefined;
+  if (document.retention !== undefined) {
+    if (!isRecord(document.retention)) problems.push('retention: must be a mapping');
+    else
+      keepWithinDays = readInteger(
+        document.retention.keep_within_days,
+        'retention.keep_within_days',
+        35,
+        1,
+        36500,
+        problems,
+      );
+  }
+  const name = document.name ?? file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
+  if (typeof name !== 'string') problems.push('name: must be text');
+  if (problems.length > 0) throw new JobFileError(file, problems);
+  return {
+    name: String(name),
+    shops,
+    resources,
+    formats,
+    depth,
+    out: out as string,
+    s3,
+    parallelShops,
+    ...(keepWithinDays === undefined ? {} : { keepWithinDays }),
+  };
+}
+
+function readShops(value: unknown, problems: string[]): JobShop[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.push('shops: required, a list of {shop, token_env | token_file}');
+    return [];
+  }
+  return value.flatMap((entry, index): JobShop[] => {
+    const where = `shops[${index}]`;
+    if (!isRecord(entry)) {
+      problems.push(`${where}: must be a mapping with shop and token_env or token_file`);
+      return [];
+    }
+    for (const key of Object.keys(entry)) {
+      if (key === 'token') problems.push(`${where}.token: tokens never go in job files; use token_env or token_file`);
+      else if (!['shop', 'token_env', 'token_file'].includes(key)) problems.push(`${where}.${key}: unknown setting`);
+    }
+    if (typeof entry.shop !== 'string' || entry.shop === '') problems.push(`${where}.shop: required text`);
+    const tokenEnv = optionalText(entry.token_env, `${where}.token_env`, problems);
+    const tokenFile = optionalText(entry.token_file, `${where}.token_file`, problems);
+    return [{ shop: String(entry.shop), ...(tokenEnv ? { tokenEnv } : {}), ...(tokenFile ? { tokenFile } : {}) }];
+  });
+}
+
+function readList<T extends string>(
+  value: unknown,
+  where: string,
+  allowed: readonly T[],
+  fallback: T[],
+  problems: string[],
+): T[] {
+  if (value === undefined) return fallback;
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.push(`${where}: must be a non-empty list of ${allowed.join(', ')}`);
+    return fallback;
+  }
+  value.forEach((item, index) => {
+    if (!(allowed as readonly unknown[]).includes(item)) {
+      problems.push(`${where}[${index}]: ${JSON.stringify(item)} is not one of ${allowed.join(', ')}`);
+    }
+  });
+  return [...new Set(value as T[])];
+}
+
+function readInteger(
+  value: unknown,
+  where: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    problems.push(`${where}: must be a whole number from ${min} to ${max}`);
+    return fallback;
+  }
+  return value;
+}
+
+function readS3(value: unknown, problems: string[]): JobSpec['s3'] {
+  if (value === undefined) return {};
+  if (!isRecord(value)) {
+    problems.push('s3: must be a mapping of endpoint, region, force_path_style');
+    return {};
+  }
+  for (const key of Object.keys(value)) {
+    if (!['endpoint', 'region', 'force_path_style'].includes(key)) problems.push(`s3.${key}: unknown setting`);
+  }
+  const endpoint = optionalText(value.endpoint, 's3.endpoint', problems);
+  const region = optionalText(value.region, 's3.region', problems);
+  if (value.force_path_style !== undefined && typeof value.force_path_style !== 'boolean') {
+    problems.push('s3.force_path_style: must be true or false');
+  }
+  return {
+    ...(endpoint ? { endpoint } : {}),
+    ...(region ? { region } : {}),
+    ...(value.force_path_style === true ? { forcePathStyle: true } : {}),
+  };
+}
+
+function optionalText(value: unknown, where: string, problems: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    problems.push(`${where}: must be text`);
+    return undefined;
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import PQueue from 'p-queue';
+import type { ShopAddress } from '../cli/shop-address.js';
+import type { Logger } from '../log.js';
+import type { Storage } from '../storage/storage.js';
+import { type BackupResult, runBackup } from './backup.js';
+import type { JobSpec } from './job-file.js';
+import type { Shard } from './shard.js';
+
+export interface ShopTarget {
+  shop: ShopAddress;
+  token: string;
+}
+
+export interface ShopOutcome {
+  shop: string;
+  status: 'complete' | 'incomplete' | 'failed';
+  location?: string;
+  error?: string;
+  /** Set for failures: the error itself, for the CLI to classify. */
+  cause?: unknown;
+}
+
+export interface FleetSummary {
+  job: string;
+  shard: Shard;
+  started_at: string;
+  finished_at: string;
+  shops: Omit<ShopOutcome, 'cause'>[];
+}
+
+/**
+ * Backs up every shop of this worker's shard, `parallelShops` at a time, each with its own session (and so its own
+ * rate-limit pacer). A failing shop does not stop the others; the outcome of each is returned and written as the
+ * fleet summary next to the snapshots.
+ */
+export async function runJob(options: {
+  job: JobSpec;
+  targets: readonly ShopTarget[];
+  shard: Shard;
+  storage: Storage;
+  stagingRoot: string;
+  logger: Logger;
+  signal?: AbortSignal;
+}): Promise<{ outcomes: ShopOutcome[]; summaryKey: string }> {
+  const startedAt = new Date();
+  const queue = new PQueue({ concurrency: options.job.parallelShops });
+  const outcomes = await Promise.all(
+    options.targets.map((target) =>
+      queue.add(async (): Promise<ShopOutcome> => {
+        try {
+          const result: BackupResult = await runBackup({
+            shop: target.shop,
+            token: target.token,
+            storage: options.storage,
+            resources: options.job.resources,
+            formats: options.job.formats,
+            depth: options.job.depth,
+            stagingRoot: options.stagingRoot,
+            logger: options.logger,
+            signal: options.signal,
+          });
+          return { shop: target.shop.key, status: result.manifest.status, location: result.location };
+        } catch (error) {
+          options.logger.error({ shop: target.shop.key, err: error }, 'shop failed');
+          return { shop: target.shop.key, status: 'failed', error: (error as Error).message, cause: error };
+        }
+      }),
+    ),
+  );
+  const summary: FleetSummary = {
+    job: options.job.name,
+    shard: options.shard,
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    shops: outcomes.map(({ cause: _cause, ...outcome }) => outcome),
+  };
+  const summaryKey =
+    options.shard.count === 1
+      ? 'fleet-summary.json'
+      : `fleet-summary.shard-${options.shard.index}-of-${options.shard.count}.json`;
+  const body = Buffer.from(`${JSON.stringify(summary, null, 2)}\n`);
+  await options.storage.putBytes(summaryKey, body, { sha256: createHash('sha256').update(body).digest('hex') });
+  return { outcomes, summaryKey };
+}

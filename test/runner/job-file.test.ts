@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { JobFileError, parseJobFile } from '../../src/runner/job-file.js';
+
+function problemsOf(text: string): string[] {
+  try {
+    parseJobFile(text, 'job.yaml');
+  } catch (error) {
+    if (error instanceof JobFileError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('parseJobFile', () => {
+  it.each(readdirSync('jobs').filter((name) => name.endsWith('.yaml')))('accepts the shipped example %s', (name) => {
+    const job = parseJobFile(readFileSync(`jobs/${name}`, 'utf8'), `jobs/${name}`);
+    expect(job.shops.length).toBeGreaterThan(0);
+    expect(job.out).not.toBe('');
+  });
+
+  it('fills defaults', () => {
+    const job = parseJobFile('shops: [{shop: a, token_env: T}]\nout: ./x\n', 'jobs/daily.yaml');
+    expect(job).toEqual({
+      name: 'daily',
+      shops: [{ shop: 'a', tokenEnv: 'T' }],
+      resources: ['products', 'customers', 'orders'],
+      formats: ['parquet', 'ndjson', 'raw'],
+      depth: 20,
+      out: './x',
+      s3: {},
+      parallelShops: 4,
+    });
+  });
+
+  it.each([
+    ['no shops', 'out: x', ['shops: required, a list of {shop, token_env | token_file}']],
+    [
+      'a literal token and an unknown key',
+      'out: x\nshops: [{shop: a, token: shpat_x, colour: red}]',
+      ['shops[0].token: tokens never go in job files; use token_env or token_file', 'shops[0].colour: unknown setting'],
+    ],
+    [
+      'every bad value at once',
+      'shops: [{shop: a}]\nresources: [orders, refunds]\nformats: []\ndepth: 0\nout: ""\nspeed: fast',
+      [
+        'speed: unknown setting',
+        'resources[1]: "refunds" is not one of products, customers, orders',
+        'formats: must be a non-empty list of parquet, ndjson, raw',
+        'depth: must be a whole number from 1 to 100',
+        'out: required, a directory or s3://bucket/prefix',
+      ],
+    ],
+    [
+      'not YAML',
+      'shops: [',
+      ['not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ]'],
+    ],
+  ])('reports %s with paths', (_name, text, expected) => {
+    expect(problemsOf(text)).toEqual(expected);
+  });
+});
