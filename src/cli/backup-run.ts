@@ -71,7 +71,7 @@ export async function runBackupFromCli(request: BackupRequest, logger: Logger): 
     } else {
       process.stdout.write(`${result.location}\n`);
     }
-    return result.manifest.status === 'complete' ? EXIT.complete : EXIT.countMismatch;
+    return exitCodeOf(result.manifest);
   } catch (error) {
     progress.finish(undefined);
     throw error;
@@ -104,4 +104,9 @@ export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>
 
 export function stagingRootFor(out: string): string {
   return out.startsWith('s3://') ? join(tmpdir(), 'shopsnap-staging') : join(resolve(out), '.staging');
+}
+
+export function exitCodeOf(manifest: Manifest): ExitCode {
+  if (manifest.status === 'complete') return EXIT.complete;
+  return manifest.suspicious_shrink === undefined ? EXIT.countMismatch : EXIT.suspiciousShrink;
 }

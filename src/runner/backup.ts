@@ -13,6 +13,7 @@ import type { WrittenFile } from '../sink/written-file.js';
 import { checkCounts } from '../snapshot/count-check.js';
 import type { Manifest, ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, serializeManifest } from '../snapshot/manifest.js';
+import { detectShrink, findPreviousManifest } from '../snapshot/previous.js';
 import { newSnapshotId } from '../snapshot/snapshot-id.js';
 import type { CrawlProgress, ShopSession } from '../source/index.js';
 import { openShopSession } from '../source/index.js';
@@ -93,9 +94,12 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     for (const file of files.filter((f) => f.format !== 'raw' && f.format === firstTableFormat(options.formats))) {
       tables[file.table] = { rows: (tables[file.table]?.rows ?? 0) + file.rows };
     }
+    const shrink = detectShrink(await findPreviousManifest(options.storage, options.shop.key, snapshotId), resources);
+    const countsHold = exported.every((result) => result.summary.check !== 'mismatch');
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,
-      status: exported.every((result) => result.summary.check !== 'mismatch') ? 'complete' : 'incomplete',
+      // A shrunken snapshot is kept but not promoted: the next run still compares against the last good one.
+      status: countsHold && shrink.length === 0 ? 'complete' : 'incomplete',
       shop: options.shop.key,
       api_version: API_VERSION,
       snapshot_id: snapshotId,
@@ -105,6 +109,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       resources,
       tables,
       files,
+      ...(shrink.length > 0 ? { suspicious_shrink: shrink } : {}),
     };
     options.signal?.throwIfAborted();
     const body = serializeManifest(manifest);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
 import type { Logger } from '../log.js';
+import type { Manifest } from '../snapshot/manifest.js';
 import type { Storage } from '../storage/storage.js';
 import { type BackupResult, runBackup } from './backup.js';
 import type { JobSpec } from './job-file.js';
@@ -16,6 +17,7 @@ export interface ShopOutcome {
   shop: string;
   status: 'complete' | 'incomplete' | 'failed';
   location?: string;
+  suspicious_shrink?: Manifest['suspicious_shrink'];
   error?: string;
   /** Set for failures: the error itself, for the CLI to classify. */
   cause?: unknown;
@@ -60,7 +62,13 @@ export async function runJob(options: {
             logger: options.logger,
             signal: options.signal,
           });
-          return { shop: target.shop.key, status: result.manifest.status, location: result.location };
+          const { status, suspicious_shrink } = result.manifest;
+          return {
+            shop: target.shop.key,
+            status,
+            location: result.location,
+            ...(suspicious_shrink ? { suspicious_shrink } : {}),
+          };
         } catch (error) {
           options.logger.error({ shop: target.shop.key, err: error }, 'shop failed');
           return { shop: target.shop.key, status: 'failed', error: (error as Error).message, cause: error };

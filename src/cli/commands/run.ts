@@ -92,6 +92,8 @@ export const runCommand: CommandModule<object, RunFlags> = {
     }
     const failed = outcomes.find((outcome) => outcome.status === 'failed');
     if (failed !== undefined) process.exitCode = describeFailure(failed.cause).exitCode;
+    else if (outcomes.some((outcome) => outcome.suspicious_shrink !== undefined))
+      process.exitCode = EXIT.suspiciousShrink;
     else if (outcomes.some((outcome) => outcome.status === 'incomplete')) process.exitCode = EXIT.countMismatch;
   },
 };

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRun {
+  done: Promise<CliResult>;
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves when stderr has printed a line matching `pattern`. */
+  waitForStderr(pattern: RegExp): Promise<void>;
+}
+
+/**
+ * Runs the built binary exactly as a user would: a separate process, its own environment (nothing of ours leaks in
+ * but PATH and HOME), stdout and stderr captured.
+ */
+export function startCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (const waiter of [...waiters]) {
+      if (waiter.pattern.test(stderr)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    done,
+    kill: (signal) => child.kill(signal),
+    waitForStderr: (pattern) =>
+      pattern.test(stderr) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),
+  };
+}
+
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+export function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1) ?? '';
+}
