@@ -9,6 +9,7 @@ export const EXIT = {
   shopUnavailable: 6,
   destination: 7,
   suspiciousShrink: 8,
+  busy: 9,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

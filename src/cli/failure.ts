@@ -16,6 +16,7 @@ export function describeFailure(error: unknown): { message: string; exitCode: Ex
       return { message: 'interrupted; no snapshot was marked complete', exitCode: EXIT.interrupted };
     }
     if (typeof code === 'string' && USAGE_CODES.has(code)) return { message, exitCode: EXIT.usage };
+    if (code === 'ERR_LEASE_HELD') return { message, exitCode: EXIT.busy };
     if (status === 401 || status === 403) return { message, exitCode: EXIT.auth };
     if (status === 402 || status === 423) return { message, exitCode: EXIT.shopUnavailable };
     if (current instanceof StorageError && current.code !== 'ERR_STORAGE_INTEGRITY') {

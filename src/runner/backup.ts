@@ -11,6 +11,7 @@ import { RawArchiveWriter } from '../sink/raw-archive-writer.js';
 import { TableWriter } from '../sink/table-writer.js';
 import type { WrittenFile } from '../sink/written-file.js';
 import { checkCounts } from '../snapshot/count-check.js';
+import { acquireLease } from '../snapshot/lease.js';
 import type { Manifest, ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, serializeManifest } from '../snapshot/manifest.js';
 import { detectShrink, findPreviousManifest } from '../snapshot/previous.js';
@@ -62,6 +63,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const prefix = `${options.shop.key}/${snapshotId}`;
   const staging = join(options.stagingRoot, options.shop.key, snapshotId);
   const logger = options.logger.child({ shop: options.shop.key, snapshot: snapshotId });
+  const lease = await acquireLease(options.storage, options.shop.key);
   await mkdir(staging, { recursive: true });
   try {
     const session = openShopSession({
@@ -121,6 +123,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     return { manifest, location: `${options.storage.location}/${prefix}` };
   } finally {
     await rm(staging, { recursive: true, force: true });
+    await lease.release();
   }
 }
 

@@ -1,0 +1,93 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Storage } from '../storage/storage.js';
+import { StorageError } from '../storage/storage.js';
+
+export const LEASE_NAME = 'lease.json';
+/** A lease not renewed for this long belongs to a dead run and may be taken over. */
+export const LEASE_TTL_MS = 10 * 60_000;
+
+interface LeaseBody {
+  owner: string;
+  host: string;
+  pid: number;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export class LeaseHeldError extends Error {
+  override name = 'LeaseHeldError';
+  readonly code = 'ERR_LEASE_HELD';
+}
+
+export interface Lease {
+  /** Stops renewing and removes the lease (only if it is still ours). */
+  release(): Promise<void>;
+}
+
+/**
+ * One run per shop and destination: a lease object created with create-only semantics, renewed while the run lives,
+ * and taken over only once it has expired (its owner died without releasing it).
+ */
+export async function acquireLease(
+  storage: Storage,
+  shopKey: string,
+  options: { ttlMs?: number; now?: () => number } = {},
+): Promise<Lease> {
+  const ttl = options.ttlMs ?? LEASE_TTL_MS;
+  const now = options.now ?? Date.now;
+  const key = `${shopKey}/${LEASE_NAME}`;
+  const owner = randomUUID();
+  const write = async (createOnly: boolean) => {
+    const body = Buffer.from(
+      JSON.stringify({
+        owner,
+        host: hostname(),
+        pid: process.pid,
+        acquired_at: new Date(now()).toISOString(),
+        expires_at: new Date(now() + ttl).toISOString(),
+      } satisfies LeaseBody),
+    );
+    await storage.putBytes(key, body, {
+      sha256: createHash('sha256').update(body).digest('hex'),
+      ifNoneMatch: createOnly,
+    });
+  };
+  try {
+    await write(true);
+  } catch (error) {
+    if (!(error instanceof StorageError && error.code === 'ERR_STORAGE_EXISTS')) throw error;
+    const held = await readLease(storage, key);
+    if (held !== undefined && Date.parse(held.expires_at) > now()) {
+      throw new LeaseHeldError(
+        `another run (pid ${held.pid} on ${held.host}, since ${held.acquired_at}) is backing up ${shopKey} to ${storage.location}; it holds the lease until ${held.expires_at}`,
+      );
+    }
+    await storage.delete(key);
+    await write(true);
+  }
+  const renewal = setInterval(() => {
+    write(false).catch(() => {
+      // A failed renewal is retried at the next tick; the lease outlives a few missed ones.
+    });
+  }, ttl / 3);
+  renewal.unref();
+  return {
+    async release() {
+      clearInterval(renewal);
+      const held = await readLease(storage, key);
+      if (held?.owner === owner) await storage.delete(key);
+    },
+  };
+}
+
+async function readLease(storage: Storage, key: string): Promise<LeaseBody | undefined> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as LeaseBody;
+  } catch {
+    // Missing or half-written by a crashed run: treat as expired.
+    return undefined;
+  }
+}
