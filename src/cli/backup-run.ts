@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '../log.js';
 import { type OutputFormat, runBackup } from '../runner/backup.js';
 import { isResourceName, RESOURCES, type ResourceName } from '../shopify/resources.js';
+import type { Manifest } from '../snapshot/manifest.js';
 import { createStorage, type S3Settings } from '../storage/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { attachProgress } from './progress.js';

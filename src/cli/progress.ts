@@ -24,14 +24,15 @@ export function attachProgress(
       const p = latest.get(resource);
       if (p === undefined) return `${resource.padEnd(10)} waiting`;
       const rate = p.records / Math.max(seconds, 0.001);
-      const remaining = p.expected > p.records ? (p.expected - p.records) / Math.max(rate, 1e-9) : 0;
+      const expected = p.expected ?? 0;
+      const remaining = expected > p.records ? (expected - p.records) / Math.max(rate, 1e-9) : 0;
       return [
         resource.padEnd(10),
-        `${p.records}/${p.expected || '?'}`.padStart(17),
+        `${p.records}/${p.expected ?? '?'}`.padStart(17),
         `${p.pages} pages`.padStart(11),
         `${rate.toFixed(0)}/s`.padStart(8),
         `ETA ${remaining.toFixed(0)}s`.padStart(9),
-        `bucket ${p.bucketUsed}/${p.bucketMax}`.padStart(15),
+        `bucket ${p.bucketUsed}/${p.bucketMax ?? '?'}`.padStart(15),
         `${p.retries} retries`,
       ].join(' ');
     });

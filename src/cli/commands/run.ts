@@ -7,11 +7,12 @@ import { createStorage } from '../../storage/index.js';
 import { FORMATS, interruptible, newCliLogger, parseList, parseResources, stagingRootFor } from '../backup-run.js';
 import { EXIT } from '../exit-codes.js';
 import { describeFailure } from '../failure.js';
+import { type S3Flags, s3Options, s3SettingsFrom } from '../s3-flags.js';
 import { parseShopAddress } from '../shop-address.js';
 import { resolveToken } from '../token.js';
 import { UsageError } from '../usage-error.js';
 
-interface RunFlags {
+interface RunFlags extends S3Flags {
   job: string;
   out?: string;
   depth?: number;
@@ -28,7 +29,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
   command: 'run <job>',
   describe: 'Run a job file: one or more shops, their resources, formats and destination',
   builder: (yargs) =>
-    (yargs as Argv<object>)
+    s3Options(yargs as Argv<object>)
       .positional('job', {
         type: 'string',
         demandOption: true,
@@ -74,7 +75,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
         job,
         targets,
         shard,
-        storage: createStorage(job.out, job.s3),
+        storage: createStorage(job.out, s3SettingsFrom(flags, job.s3)),
         stagingRoot: stagingRootFor(job.out),
         logger,
         signal,

@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** s3rver's built-in account; it rejects any other access key with InvalidAccessKeyId. */
+export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export interface S3rverProcess {
+  endpoint: string;
+  port: number;
+  directory: string;
+  stop(): Promise<void>;
+}
+
+// s3rver in a child Node that exits when its stdin closes, so a crashed test run cannot leave it behind.
+const SERVER_SCRIPT = `
+const S3rver = require(process.argv[1]);
+const [directory, ...buckets] = process.argv.slice(2);
+new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory,
+  configureBuckets: buckets.map((name) => ({ name, configs: [] })) })
+  .run()
+  .then(({ address, port }) => process.stdout.write('listening on ' + address + ':' + port + '\\n'));
+process.stdin.on('end', () => process.exit(0)).resume();
+`;
+
+/**
+ * Starts s3rver on 127.0.0.1, port 0, with the given buckets created. It runs in its own Node with
+ * --openssl-legacy-provider: its ListObjectsV2 continuation tokens use DES, which OpenSSL 3 refuses otherwise (500).
+ */
+export async function startS3rver(buckets: string[]): Promise<S3rverProcess> {
+  const directory = await mkdtemp(join(tmpdir(), 'shopsnap-s3rver-'));
+  const main = createRequire(import.meta.url).resolve('s3rver');
+  const args = ['--openssl-legacy-provider', '-e', SERVER_SCRIPT, main, directory, ...buckets];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const port = await listeningPort(child);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    port,
+    directory,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.stdin?.end();
+        await exited;
+      }
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+function listeningPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        child.stderr?.resume();
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`s3rver exited with ${code} before listening:\n${output}`)));
+    child.once('error', reject);
+  });
+}
