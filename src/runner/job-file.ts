@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
+import type { S3Settings } from '../storage/index.js';
 import type { OutputFormat } from './backup.js';
 
 /** One shop of a job. The token is never in the file: it names an environment variable or a file holding it. */
@@ -16,7 +17,7 @@ export interface JobSpec {
   formats: OutputFormat[];
   depth: number;
   out: string;
-  s3: { endpoint?: string; region?: string; forcePathStyle?: boolean };
+  s3: S3Settings;
   /** Shops backed up at once by one worker; each keeps its own rate-limit pacer. */
   parallelShops: number;
   /** Retention hint for the bucket lifecycle / cleanup (days a snapshot is kept). */
@@ -153,24 +154,36 @@ function readInteger(
   return value;
 }
 
-function readS3(value: unknown, problems: string[]): JobSpec['s3'] {
+const S3_KEYS = ['endpoint', 'region', 'force_path_style', 'checksum', 'sse', 'sse_kms_key_id'];
+
+function readS3(value: unknown, problems: string[]): S3Settings {
   if (value === undefined) return {};
   if (!isRecord(value)) {
-    problems.push('s3: must be a mapping of endpoint, region, force_path_style');
+    problems.push(`s3: must be a mapping of ${S3_KEYS.join(', ')}`);
     return {};
   }
-  for (const key of Object.keys(value)) {
-    if (!['endpoint', 'region', 'force_path_style'].includes(key)) problems.push(`s3.${key}: unknown setting`);
-  }
+  for (const key of Object.keys(value)) if (!S3_KEYS.includes(key)) problems.push(`s3.${key}: unknown setting`);
   const endpoint = optionalText(value.endpoint, 's3.endpoint', problems);
   const region = optionalText(value.region, 's3.region', problems);
   if (value.force_path_style !== undefined && typeof value.force_path_style !== 'boolean') {
     problems.push('s3.force_path_style: must be true or false');
   }
+  const checksum = optionalText(value.checksum, 's3.checksum', problems);
+  if (checksum !== undefined && checksum !== 'when-supported' && checksum !== 'when-required') {
+    problems.push('s3.checksum: must be when-supported or when-required');
+  }
+  const sse = optionalText(value.sse, 's3.sse', problems);
+  if (sse !== undefined && sse !== 'aes256' && sse !== 'aws:kms') problems.push('s3.sse: must be aes256 or aws:kms');
+  const keyId = optionalText(value.sse_kms_key_id, 's3.sse_kms_key_id', problems);
+  if (keyId !== undefined && sse !== 'aws:kms') problems.push('s3.sse_kms_key_id: needs sse: aws:kms');
   return {
     ...(endpoint ? { endpoint } : {}),
     ...(region ? { region } : {}),
     ...(value.force_path_style === true ? { forcePathStyle: true } : {}),
+    ...(checksum === 'when-required' ? { checksumCalculation: 'WHEN_REQUIRED' as const } : {}),
+    ...(checksum === 'when-supported' ? { checksumCalculation: 'WHEN_SUPPORTED' as const } : {}),
+    ...(sse === 'aes256' ? { sse: { kind: 'AES256' as const } } : {}),
+    ...(sse === 'aws:kms' ? { sse: { kind: 'aws:kms' as const, ...(keyId ? { keyId } : {}) } } : {}),
   };
 }
 
