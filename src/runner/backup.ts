@@ -64,8 +64,11 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const staging = join(options.stagingRoot, options.shop.key, snapshotId);
   const logger = options.logger.child({ shop: options.shop.key, snapshot: snapshotId });
   const lease = await acquireLease(options.storage, options.shop.key);
-  await mkdir(staging, { recursive: true });
   try {
+    // Holding the lease, no other run uploads for this shop: unfinished uploads are a killed run's leftovers.
+    const aborted = await options.storage.abortIncompleteUploads?.(`${options.shop.key}/`);
+    if (aborted) logger.info({ aborted }, 'aborted unfinished uploads of an earlier run');
+    await mkdir(staging, { recursive: true });
     const session = openShopSession({
       shopUrl: options.shop.origin,
       token: options.token,

@@ -39,6 +39,8 @@ export interface Storage {
   list(prefix: string): AsyncIterable<StoredObject>;
   /** Removes the object; missing keys are not an error. Used only to clean up a run's own leftovers. */
   delete(key: string): Promise<void>;
+  /** Stores with multipart uploads: aborts unfinished uploads under the prefix (left by killed runs). */
+  abortIncompleteUploads?(prefix: string): Promise<number>;
 }
 
 export type StorageErrorCode =
