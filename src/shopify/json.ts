@@ -8,8 +8,15 @@ import { randomBytes } from 'node:crypto';
 export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
 export type JsonObject = { [key: string]: JsonValue };
 
-/** Integer literals of 16+ digits may exceed 2^53; shorter ones never do. Strings are matched so they can be skipped. */
-const BIG_INTEGER_CANDIDATE = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![.eE\d])/g;
+/**
+ * 16+ digit integers (shorter ones never exceed 2^53). Only those in number position are rewritten: after `:`, `,`,
+ * `[` or the start, before `,`, `}`, `]` or the end. A digit run inside a string can look like that too
+ * (`"a: 12345678901234567,"`); quoting it there always breaks the JSON (the inserted quote closes the string and leaves
+ * a bare backslash), so such a body falls back to the tokenising pattern below.
+ */
+const LONG_INTEGER = /-?\d{16,}/g;
+/** Strings, or 16+ digit integers outside strings: the exact but slower fallback. */
+const BIG_NUMBER_OUTSIDE_STRINGS = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![.eE\d])/g;
 const HAS_LONG_DIGIT_RUN = /\d{16,}/;
 
 export class JsonSyntaxError extends Error {
@@ -29,28 +36,65 @@ function freshEscapedMark(): string {
 export function parseJson(text: string): JsonValue {
   try {
     if (!HAS_LONG_DIGIT_RUN.test(text)) return JSON.parse(text) as JsonValue;
-    const escapedMark = freshEscapedMark();
-    let marked = false;
-    const rewritten = text.replace(BIG_INTEGER_CANDIDATE, (token) => {
-      if (token.charCodeAt(0) === 34 /* " */ || Number.isSafeInteger(Number(token))) return token;
-      marked = true;
-      return `"${escapedMark}${token}"`;
-    });
-    const value = JSON.parse(rewritten) as JsonValue;
-    return marked ? reviveBigInts(value, JSON.parse(`"${escapedMark}"`) as string) : value;
   } catch (error) {
     throw new JsonSyntaxError(`invalid JSON: ${(error as Error).message}`, { cause: error });
   }
+  const escapedMark = freshEscapedMark();
+  const mark = JSON.parse(`"${escapedMark}"`) as string;
+  try {
+    return parseMarked(text, LONG_INTEGER, escapedMark, mark);
+  } catch {
+    try {
+      return parseMarked(text, BIG_NUMBER_OUTSIDE_STRINGS, escapedMark, mark);
+    } catch (error) {
+      throw new JsonSyntaxError(`invalid JSON: ${(error as Error).message}`, { cause: error });
+    }
+  }
 }
 
+function parseMarked(text: string, pattern: RegExp, escapedMark: string, mark: string): JsonValue {
+  let marked = false;
+  const rewritten = text.replace(pattern, (token: string, offset: number) => {
+    if (token.charCodeAt(0) === 34 /* " */ || !inNumberPosition(text, offset, token.length)) return token;
+    if (Number.isSafeInteger(Number(token))) return token;
+    marked = true;
+    return `"${escapedMark}${token}"`;
+  });
+  const value = JSON.parse(rewritten) as JsonValue;
+  return marked ? reviveBigInts(value, mark) : value;
+}
+
+function inNumberPosition(text: string, start: number, length: number): boolean {
+  let before = start - 1;
+  while (before >= 0 && isJsonSpace(text.charCodeAt(before))) before--;
+  const previous = before < 0 ? -1 : text.charCodeAt(before);
+  if (previous !== -1 && previous !== 58 /* : */ && previous !== 44 /* , */ && previous !== 91 /* [ */) return false;
+  let after = start + length;
+  while (after < text.length && isJsonSpace(text.charCodeAt(after))) after++;
+  const next = after >= text.length ? -1 : text.charCodeAt(after);
+  return next === -1 || next === 44 /* , */ || next === 125 /* } */ || next === 93 /* ] */;
+}
+
+function isJsonSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 13 || code === 9;
+}
+
+/** Replaces marked strings by bigints in place; JSON.parse output has no inherited enumerable keys. */
 function reviveBigInts(value: JsonValue, mark: string): JsonValue {
-  if (typeof value === 'string') return value.startsWith(mark) ? BigInt(value.slice(mark.length)) : value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = reviveBigInts(value[i] as JsonValue, mark);
-    return value;
+  if (typeof value === 'string') {
+    return value.charCodeAt(0) === 0 && value.startsWith(mark) ? BigInt(value.slice(mark.length)) : value;
   }
-  if (value !== null && typeof value === 'object') {
-    for (const key of Object.keys(value)) value[key] = reviveBigInts(value[key] as JsonValue, mark);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] as JsonValue;
+      if (typeof item === 'string' || (item !== null && typeof item === 'object')) value[i] = reviveBigInts(item, mark);
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const key in value) {
+      const item = value[key] as JsonValue;
+      if (typeof item === 'string' || (item !== null && typeof item === 'object'))
+        value[key] = reviveBigInts(item, mark);
+    }
   }
   return value;
 }

@@ -58,3 +58,15 @@ describe('rawArrayElements', () => {
     expect(rawArrayElements(text, key)).toEqual(expected);
   });
 });
+
+describe('parseJson on bodies where a string imitates a number position', () => {
+  it.each([
+    ['a note with ": <digits>,"', '{"note":"a: 12345678901234567890, b","id":12345678901234567891}'],
+    ['a note with "[<digits>]"', '{"note":"[12345678901234567890]","id":9007199254740993}'],
+    ['a note that is only a big number', '{"note":"12345678901234567890","id":1}'],
+  ])('%s keeps strings as strings and ids exact', (_name, text) => {
+    const value = parseJson(text) as { note: string; id: unknown };
+    expect(value.note).toBe((JSON.parse(text) as { note: string }).note);
+    expect(String(value.id)).toBe(/"id":(\d+)/.exec(text)?.[1]);
+  });
+});

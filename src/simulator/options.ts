@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
+
+export type { RatePreset } from './rate-limit.js';
+
+/** Faults are drawn from their own seeded stream, so a run with the same options fails the same way. */
+export interface FaultOptions {
+  /** Probability per list/count request of a 5xx (500, 502, 503, 504 in turn, with Shopify-like bodies). @default 0 */
+  serverErrorRate?: number;
+  /** A drawn 5xx repeats for this many consecutive list/count requests. @default 1 */
+  serverErrorBurst?: number;
+  /** Probability of sending the headers and part of the body, then destroying the socket. @default 0 */
+  resetRate?: number;
+  /**
+   * Probability of a 200 whose body is cut: either with a Content-Length honest to the cut (the HTTP exchange
+   * completes; the JSON is broken) or chunked and then closed (premature close). @default 0
+   */
+  truncateRate?: number;
+  /** Probability of a body that stalls halfway for `slowMs`. @default 0 */
+  slowRate?: number;
+  /** @default 2000 */
+  slowMs?: number;
+  /** Probability of a 429 with `Retry-After: 2.0` although the bucket has room (Shopify's other limits). @default 0 */
+  throttleStormRate?: number;
+  /** Ignore every list/count filter except `limit` and `page_info` (a shop a client cannot partition). @default false */
+  ignoreFilters?: boolean;
+  /** Every N list requests: create one record, update one (bumping updated_at) and delete one of the listed resource. */
+  churn?: { everyRequests: number };
+  /** @default the shop seed */
+  seed?: number;
+}
+
+export interface ShopOptions {
+  /** Same seed and sizes give identical data. @default 1 */
+  seed?: number;
+  /** @default 25 */
+  products?: number;
+  /** @default 50 */
+  customers?: number;
+  /** Up to 1,000,000; records are generated on demand. @default 100 */
+  orders?: number;
+  /** @default 'unlimited' */
+  rate?: RatePreset | BucketShape;
+  /** Added before each response: `baseMs + perRecordMs × records in the body`. @default { baseMs: 0, perRecordMs: 0 } */
+  latency?: { baseMs: number; perRecordMs: number };
+  /** Share (0..1) of products, customers and orders whose ids (and their children's) are above 2^53. @default 0 */
+  bigIdShare?: number;
+  /** The accepted `X-Shopify-Access-Token`. @default a random 'shpat_…' string */
+  token?: string;
+  /** @default 0 (a free port); the server always binds 127.0.0.1 */
+  port?: number;
+  /** products.json without `status` lists only active products, as Shopify documents. @default true */
+  productsDefaultActiveOnly?: boolean;
+  faults?: FaultOptions;
+}
+
+export interface ResolvedShopOptions {
+  seed: number;
+  sizes: { products: number; customers: number; orders: number };
+  rate: BucketShape;
+  latency: { baseMs: number; perRecordMs: number };
+  bigIdShare: number;
+  token: string;
+  port: number;
+  productsDefaultActiveOnly: boolean;
+  faults: FaultOptions;
+}
+
+export const MAX_GENERATED_RECORDS = 1_000_000;
+
+export class ShopOptionsError extends Error {
+  override name = 'ShopOptionsError';
+  readonly code = 'ERR_SIM_OPTIONS';
+}
+
+function size(name: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_GENERATED_RECORDS) {
+    throw new ShopOptionsError(
+      `simulated shop: ${name} must be an integer from 0 to ${MAX_GENERATED_RECORDS}, got ${n}`,
+    );
+  }
+  return n;
+}
+
+export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptions {
+  const rate = typeof options.rate === 'object' ? options.rate : RATE_PRESETS[options.rate ?? 'unlimited'];
+  if (!rate || !(rate.bucket >= 1) || !(rate.leakPerSecond > 0)) {
+    throw new ShopOptionsError(`simulated shop: unknown rate ${JSON.stringify(options.rate)}`);
+  }
+  const bigIdShare = options.bigIdShare ?? 0;
+  if (!(bigIdShare >= 0 && bigIdShare <= 1)) {
+    throw new ShopOptionsError(`simulated shop: bigIdShare must be within 0..1, got ${bigIdShare}`);
+  }
+  return {
+    seed: options.seed ?? 1,
+    sizes: {
+      products: size('products', options.products, 25),
+      customers: size('customers', options.customers, 50),
+      orders: size('orders', options.orders, 100),
+    },
+    rate,
+    latency: options.latency ?? { baseMs: 0, perRecordMs: 0 },
+    bigIdShare,
+    token: options.token ?? `shpat_${randomBytes(16).toString('hex')}`,
+    port: options.port ?? 0,
+    productsDefaultActiveOnly: options.productsDefaultActiveOnly ?? true,
+    faults: options.faults ?? {},
+  };
+}

@@ -1,0 +1,105 @@
+import type { ResourceName } from '../shopify/resources.js';
+import { SINGULAR } from '../shopify/resources.js';
+import { ERRORS } from './errors.js';
+import { parseFields, project } from './fields.js';
+import { handleCount, handleList } from './list.js';
+import { jsonReply, type Reply, ReplyError, type SimRequest } from './reply.js';
+import type { ShopState } from './shop-state.js';
+import { activationUrl, createCustomer, deleteCustomer, sendInvite, updateCustomer } from './writes/customers.js';
+import { cancelOrder, createOrder, deleteOrder, setClosed, updateOrder } from './writes/orders.js';
+import { createProduct, createVariant, deleteProduct, updateProduct } from './writes/products.js';
+
+export interface Route {
+  /** For stats: method and path with ids replaced, e.g. `GET /orders/{id}.json`. */
+  label: string;
+  /** Lists and counts are where faults strike; lists also drive churn. */
+  kind: 'list' | 'count' | 'other';
+  resource: ResourceName;
+  run(state: ShopState, request: SimRequest): Reply;
+}
+
+const PATH = /^\/(products|customers|orders)(?:\/(\d{1,20}|count|search))?(?:\/([a-z_]+))?\.json$/;
+
+function showOne(state: ShopState, resource: ResourceName, request: SimRequest, id: bigint): Reply {
+  const store = state.store(resource);
+  const entry = store.find(id);
+  if (!entry) throw new ReplyError(ERRORS.notFound());
+  const fields = parseFields(request.query.get('fields'));
+  const key = SINGULAR[resource];
+  if (fields) return jsonReply(200, { [key]: project(store.recordOf(entry), fields) }, 1);
+  return { status: 200, text: `{"${key}":${store.textOf(entry)}}`, records: 1 };
+}
+
+/**
+ * Maps a method and a path under the API prefix to its handler. Returns undefined for an unknown route (404); throws
+ * 406 for a known route asked for in another format (`.xml`).
+ */
+export function matchRoute(method: string, path: string): Route | undefined {
+  const match = PATH.exec(path);
+  if (!match) {
+    if (/^\/(products|customers|orders)[/\w]*\.(?!json$)\w+$/.test(path)) throw new ReplyError(ERRORS.notAcceptable());
+    return undefined;
+  }
+  const resource = match[1] as ResourceName;
+  const second = match[2];
+  const action = match[3];
+  const id = second !== undefined && /^\d+$/.test(second) ? BigInt(second) : undefined;
+  const route = (label: string, kind: Route['kind'], run: Route['run']): Route => ({
+    label: `${method} /${resource}${label}`,
+    kind,
+    resource,
+    run,
+  });
+  if (second === undefined && action === undefined) {
+    if (method === 'GET') return route('.json', 'list', (s, r) => handleList(s, resource, r, { kind: 'all' }));
+    if (method === 'POST') {
+      const create = { products: createProduct, customers: createCustomer, orders: createOrder }[resource];
+      return route('.json', 'other', create);
+    }
+    return undefined;
+  }
+  if (second === 'count' && action === undefined && method === 'GET') {
+    return route('/count.json', 'count', (s, r) => handleCount(s, resource, r));
+  }
+  if (second === 'search' && action === undefined && method === 'GET' && resource === 'customers') {
+    return route('/search.json', 'list', (s, r) => handleList(s, 'customers', r, { kind: 'search' }));
+  }
+  if (id === undefined) return undefined;
+  if (action === undefined) {
+    if (method === 'GET') return route('/{id}.json', 'other', (s, r) => showOne(s, resource, r, id));
+    if (method === 'PUT') {
+      const update = { products: updateProduct, customers: updateCustomer, orders: updateOrder }[resource];
+      return route('/{id}.json', 'other', (s, r) => update(s, r, id));
+    }
+    if (method === 'DELETE') {
+      const remove = { products: deleteProduct, customers: deleteCustomer, orders: deleteOrder }[resource];
+      return route('/{id}.json', 'other', (s) => remove(s, id));
+    }
+    return undefined;
+  }
+  const key = `${method} ${resource}/${action}`;
+  switch (key) {
+    case 'POST products/variants':
+      return route('/{id}/variants.json', 'other', (s, r) => createVariant(s, r, id));
+    case 'GET customers/orders':
+      return {
+        ...route('/{id}/orders.json', 'list', (s, r) => {
+          if (!s.stores.customers.find(id)) throw new ReplyError(ERRORS.notFound());
+          return handleList(s, 'orders', r, { kind: 'customer-orders', customerId: id });
+        }),
+        resource: 'orders',
+      };
+    case 'POST customers/account_activation_url':
+      return route('/{id}/account_activation_url.json', 'other', (s) => activationUrl(s, id));
+    case 'POST customers/send_invite':
+      return route('/{id}/send_invite.json', 'other', (s, r) => sendInvite(s, r, id));
+    case 'POST orders/cancel':
+      return route('/{id}/cancel.json', 'other', (s, r) => cancelOrder(s, r, id));
+    case 'POST orders/close':
+      return route('/{id}/close.json', 'other', (s) => setClosed(s, id, true));
+    case 'POST orders/open':
+      return route('/{id}/open.json', 'other', (s) => setClosed(s, id, false));
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type JsonObject, parseJson } from '../shopify/json.js';
+import { API_PREFIX, API_VERSION, type ResourceName } from '../shopify/resources.js';
+import { churn } from './churn.js';
+import { ERRORS, SERVER_ERRORS } from './errors.js';
+import type { FaultDecision } from './faults.js';
+import { type FaultOptions, resolveShopOptions, type ShopOptions } from './options.js';
+import { errorReply, type Reply, ReplyError, type SimRequest } from './reply.js';
+import { matchRoute } from './router.js';
+import { ShopState } from './shop-state.js';
+
+export interface RunningShop {
+  /** `http://127.0.0.1:<port>`; the API lives under `url + API_PREFIX`. */
+  url: string;
+  token: string;
+  close(): Promise<void>;
+  /** Current records, exactly as served: `parseJson(servedText)` equals them (ids above 2^53 are bigint). */
+  records(resource: ResourceName): Iterable<JsonObject>;
+  /** Current number of records, every status included. */
+  count(resource: ResourceName): number;
+  stats(): { requests: number; throttled: number; byPath: Record<string, number> };
+  /** Replaces the fault knobs (and restarts their seeded stream) while the shop runs. */
+  setFaults(faults: FaultOptions): void;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function acceptsJson(accept: string | undefined): boolean {
+  return accept === undefined || accept === '' || /application\/json|application\/\*|\*\/\*/i.test(accept);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Writes a reply, possibly damaged by a body fault (reset, truncation, stall). */
+async function send(
+  response: ServerResponse,
+  status: number,
+  headers: Record<string, string | number>,
+  text: string,
+  fault: FaultDecision | undefined,
+): Promise<void> {
+  const body = Buffer.from(text);
+  const cut = Math.max(1, Math.floor(body.length * (fault?.cutAt ?? 1)));
+  const destroyAfter = (part: Buffer) => response.write(part, () => response.socket?.destroy());
+  switch (fault?.body) {
+    case 'reset':
+      response.writeHead(status, { ...headers, 'Content-Length': body.length });
+      destroyAfter(body.subarray(0, cut));
+      return;
+    case 'truncate-honest':
+      response.writeHead(status, { ...headers, 'Content-Length': cut });
+      response.end(body.subarray(0, cut));
+      return;
+    case 'truncate-chunked':
+      response.writeHead(status, headers);
+      destroyAfter(body.subarray(0, cut));
+      return;
+    default:
+      response.writeHead(status, { ...headers, 'Content-Length': body.length });
+      if (fault && fault.slowMs > 0) {
+        response.write(body.subarray(0, cut));
+        await sleep(fault.slowMs);
+        if (!response.destroyed) response.end(body.subarray(cut));
+        return;
+      }
+      response.end(body);
+  }
+}
+
+/** Starts a simulated Shopify shop on 127.0.0.1. See ShopOptions for the knobs. */
+export async function startShop(options: ShopOptions = {}): Promise<RunningShop> {
+  const resolved = resolveShopOptions(options);
+  const state = new ShopState(resolved);
+  let churnRound = 0;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    state.stats.requests++;
+    const text = await readBody(request);
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const method = request.method ?? 'GET';
+    const headers: Record<string, string | number> = {
+      'Content-Type': JSON_TYPE,
+      'X-Shopify-API-Version': API_VERSION,
+      'X-Request-Id': randomUUID(),
+    };
+    const token = request.headers['x-shopify-access-token'];
+    const label = (routeLabel: string) => {
+      state.stats.byPath[routeLabel] = (state.stats.byPath[routeLabel] ?? 0) + 1;
+    };
+    const finish = async (reply: Reply, fault?: FaultDecision) => {
+      const wait = resolved.latency.baseMs + resolved.latency.perRecordMs * reply.records;
+      if (wait > 0) await sleep(wait);
+      await send(response, reply.status, { ...headers, ...reply.headers }, reply.text, fault);
+    };
+    if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
+      label(`${method} (unknown)`);
+      headers['X-Shopify-Shop-Api-Call-Limit'] = state.bucket('').peek();
+      return finish(errorReply(ERRORS.notFound()));
+    }
+    if (typeof token !== 'string' || token !== resolved.token) {
+      label(`${method} (unauthorized)`);
+      headers['X-Shopify-Shop-Api-Call-Limit'] = state.bucket('').peek();
+      return finish(errorReply(ERRORS.unauthorized()));
+    }
+    const bucket = state.bucket(token);
+    const take = bucket.take();
+    headers['X-Shopify-Shop-Api-Call-Limit'] = take.header;
+    if (!take.allowed) {
+      state.stats.throttled++;
+      label(`${method} (throttled)`);
+      return finish(errorReply(ERRORS.throttled(bucket.leakPerSecond)));
+    }
+    const path = url.pathname.slice(API_PREFIX.length);
+    let reply: Reply;
+    let fault: FaultDecision | undefined;
+    try {
+      if (!acceptsJson(request.headers.accept)) throw new ReplyError(ERRORS.notAcceptable());
+      const route = matchRoute(method, path);
+      if (!route) throw new ReplyError(ERRORS.notFound());
+      label(route.label);
+      if (route.kind !== 'other') {
+        fault = state.faults.decide();
+        if (fault.throttle) {
+          state.stats.throttled++;
+          return finish(errorReply(ERRORS.throttled(bucket.leakPerSecond)));
+        }
+        const serverError = SERVER_ERRORS[fault.serverError];
+        if (serverError) {
+          return finish({
+            status: serverError.status,
+            text: serverError.body,
+            records: 0,
+            headers: { 'Content-Type': serverError.type },
+          });
+        }
+        if (route.kind === 'list' && state.faults.churnDue()) churn(state, route.resource, churnRound++);
+      }
+      let body: SimRequest['body'];
+      let bodyInvalid = false;
+      if (text.trim() !== '') {
+        try {
+          body = parseJson(text);
+        } catch {
+          bodyInvalid = true;
+        }
+      }
+      const simRequest: SimRequest = {
+        method,
+        path,
+        query: url.searchParams,
+        body,
+        bodyInvalid,
+        origin: `http://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
+      };
+      reply = route.run(state, simRequest);
+    } catch (error) {
+      if (!(error instanceof ReplyError)) throw error;
+      reply = errorReply(error.error);
+      fault = undefined;
+    }
+    return finish(reply, reply.faultable ? fault : undefined);
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      response.writeHead(500, { 'Content-Type': JSON_TYPE });
+      response.end(JSON.stringify({ errors: `Internal Server Error: ${message}` }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(resolved.port, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token: resolved.token,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+    records: (resource) => state.recordsOf(resource),
+    count: (resource) => state.store(resource).size,
+    stats: () => ({
+      requests: state.stats.requests,
+      throttled: state.stats.throttled,
+      byPath: { ...state.stats.byPath },
+    }),
+    setFaults: (faults) => state.setFaults(faults),
+  };
+}

@@ -1,0 +1,89 @@
+import type { JsonObject } from '../shopify/json.js';
+import type { ResourceName } from '../shopify/resources.js';
+import { FaultPlan } from './faults.js';
+import { createContext, type GenContext } from './generate/context.js';
+import type { AnyFacts, CustomerFacts, OrderFacts, ProductFacts } from './generate/facts.js';
+import { customerModel, orderModel, productModel } from './models.js';
+import type { FaultOptions, ResolvedShopOptions } from './options.js';
+import { LeakyBucket } from './rate-limit.js';
+import { ResourceStore } from './store.js';
+
+export interface Stores {
+  products: ResourceStore<ProductFacts>;
+  customers: ResourceStore<CustomerFacts>;
+  orders: ResourceStore<OrderFacts>;
+}
+
+const CACHE_LIMIT = 64;
+
+/** All mutable state of one simulated shop; the HTTP layer and the handlers share it. */
+export class ShopState {
+  readonly ctx: GenContext;
+  readonly stores: Stores;
+  faults: FaultPlan;
+  private readonly buckets = new Map<string, LeakyBucket>();
+  private readonly memo = new Map<string, unknown>();
+  private readonly lasting = new Map<string, unknown>();
+  readonly stats = { requests: 0, throttled: 0, byPath: {} as Record<string, number> };
+
+  constructor(readonly options: ResolvedShopOptions) {
+    this.ctx = createContext(options.seed, options.sizes, options.bigIdShare);
+    this.stores = {
+      products: new ResourceStore(productModel(this.ctx), this.ctx.ids.products, null),
+      customers: new ResourceStore(customerModel(this.ctx), this.ctx.ids.customers, null),
+      // Generated orders are created in index order, so newest-first is highest index first.
+      orders: new ResourceStore(orderModel(this.ctx), this.ctx.ids.orders, 'descending'),
+    };
+    this.faults = new FaultPlan(options.faults, options.seed);
+  }
+
+  store(resource: ResourceName): ResourceStore<AnyFacts> {
+    return this.stores[resource] as unknown as ResourceStore<AnyFacts>;
+  }
+
+  setFaults(faults: FaultOptions): void {
+    this.faults = new FaultPlan(faults, this.options.seed);
+  }
+
+  /** The access token's bucket; Shopify keeps one per app and shop, i.e. per token. */
+  bucket(token: string): LeakyBucket {
+    let bucket = this.buckets.get(token);
+    if (!bucket) {
+      bucket = new LeakyBucket(this.options.rate);
+      this.buckets.set(token, bucket);
+    }
+    return bucket;
+  }
+
+  /** Caches a value computed from the shop's current contents (counts, search results) until the next write. */
+  memoize<T>(key: string, compute: () => T): T {
+    const version = `${this.stores.products.version}/${this.stores.customers.version}/${this.stores.orders.version}`;
+    const fullKey = `${version}|${key}`;
+    if (this.memo.has(fullKey)) return this.memo.get(fullKey) as T;
+    const value = compute();
+    if (this.memo.size >= CACHE_LIMIT) this.memo.delete(this.memo.keys().next().value as string);
+    this.memo.set(fullKey, value);
+    return value;
+  }
+
+  /** Caches a value computed from the generated records alone, which never change. */
+  memoizeForever<T>(key: string, compute: () => T): T {
+    if (this.lasting.has(key)) return this.lasting.get(key) as T;
+    const value = compute();
+    if (this.lasting.size >= CACHE_LIMIT) this.lasting.delete(this.lasting.keys().next().value as string);
+    this.lasting.set(key, value);
+    return value;
+  }
+
+  /** Now, in whole seconds: served timestamps have no fractions. */
+  nowMs(): number {
+    return Math.floor(Date.now() / 1000) * 1000;
+  }
+
+  recordsOf(resource: ResourceName): Iterable<JsonObject> {
+    const store = this.store(resource);
+    return (function* () {
+      for (const entry of store.entries()) yield store.recordOf(entry);
+    })();
+  }
+}

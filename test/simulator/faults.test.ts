@@ -1,0 +1,160 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type JsonObject, parseJson } from '../../src/shopify/json.js';
+import { API_PREFIX } from '../../src/shopify/resources.js';
+import { type FaultOptions, type RunningShop, startShop } from '../../src/simulator/index.js';
+import { clientFor, listOf } from './shop-client.js';
+
+let shops: RunningShop[] = [];
+afterEach(async () => {
+  await Promise.all(shops.map((shop) => shop.close()));
+  shops = [];
+});
+
+async function shopWith(faults: FaultOptions, seed = 41): Promise<RunningShop> {
+  const shop = await startShop({ seed, products: 10, customers: 30, orders: 200, faults });
+  shops.push(shop);
+  return shop;
+}
+
+/** Raw outcome of one GET: status and full body, or the transport error when the body never completed. */
+function rawGet(shop: RunningShop, path: string): Promise<{ status: number; body: string; error?: string }> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${shop.url}${API_PREFIX}${path}`, { headers: { 'X-Shopify-Access-Token': shop.token } });
+    req.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      response.on('error', (error) =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), error: error.message }),
+      );
+    });
+    req.on('error', (error) => resolve({ status: 0, body: '', error: error.message }));
+    req.end();
+  });
+}
+
+const statuses = async (shop: RunningShop, n: number) => {
+  const client = clientFor(shop);
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) out.push((await client.get('/orders/count.json')).status);
+  return out;
+};
+
+describe('simulated shop: fault knobs', () => {
+  it('serves 500, 502, 503 and 504 with Shopify-like bodies when serverErrorRate is 1', async () => {
+    const shop = await shopWith({ serverErrorRate: 1 });
+    const client = clientFor(shop);
+    const served = await Promise.all([0, 1, 2, 3].map(() => client.get('/orders.json')));
+    const byStatus = Object.fromEntries(served.map((s) => [s.status, s]));
+    expect(Object.keys(byStatus).sort()).toEqual(['500', '502', '503', '504']);
+    expect(byStatus[500]?.text).toBe('{"errors":"Internal Server Error"}');
+    expect(byStatus[503]?.text).toBe('{"errors":"Unavailable Shop"}');
+    expect(byStatus[502]?.headers.get('content-type')).toContain('text/html');
+    expect(byStatus[504]?.text).toContain('504 Gateway Time-out');
+    // Faults strike lists and counts only.
+    const order = [...shop.records('orders')][0] as JsonObject;
+    expect((await client.get(`/orders/${order.id}.json`)).status).toBe(200);
+  });
+
+  it('repeats a drawn 5xx for serverErrorBurst requests, reproducibly for a seed', async () => {
+    const run = await statuses(await shopWith({ serverErrorRate: 0.15, serverErrorBurst: 3, seed: 9 }), 80);
+    const again = await statuses(await shopWith({ serverErrorRate: 0.15, serverErrorBurst: 3, seed: 9 }), 80);
+    const other = await statuses(await shopWith({ serverErrorRate: 0.15, serverErrorBurst: 3, seed: 10 }), 80);
+    expect(again).toEqual(run);
+    expect(other).not.toEqual(run);
+    const runs = run
+      .map((status) => (status >= 500 ? 'x' : '.'))
+      .join('')
+      .split('.')
+      .filter((part) => part !== '');
+    expect(runs.length).toBeGreaterThan(0);
+    for (const burst of runs) expect(burst.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('destroys the socket mid-body when resetRate is 1', async () => {
+    const shop = await shopWith({ resetRate: 1 });
+    const outcome = await rawGet(shop, '/orders.json?status=any&limit=50');
+    expect(outcome.error).toBeDefined();
+    await expect(clientFor(shop).get('/customers.json')).rejects.toThrow();
+  });
+
+  it('cuts 200 bodies both ways (honest Content-Length, or chunked then closed) when truncateRate is 1', async () => {
+    const shop = await shopWith({ truncateRate: 1 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 16 }, () => rawGet(shop, '/orders.json?status=any&limit=20')),
+    );
+    const honest = outcomes.filter((o) => o.error === undefined);
+    const closed = outcomes.filter((o) => o.error !== undefined);
+    expect(honest.length).toBeGreaterThan(0);
+    expect(closed.length).toBeGreaterThan(0);
+    for (const outcome of honest) {
+      expect(outcome.status).toBe(200);
+      expect(outcome.body.startsWith('{"orders":[')).toBe(true);
+      expect(() => parseJson(outcome.body)).toThrow();
+    }
+  });
+
+  it('stalls bodies for slowMs when slowRate is 1, and still delivers them whole', async () => {
+    const shop = await shopWith({ slowRate: 1, slowMs: 200 });
+    const started = performance.now();
+    const outcome = await rawGet(shop, '/customers.json?limit=10');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150);
+    expect(listOf({ json: parseJson(outcome.body) } as never, 'customers')).toHaveLength(10);
+  });
+
+  it('answers 429 with Retry-After 2.0 although the bucket has room when throttleStormRate is 1', async () => {
+    const shop = await shopWith({ throttleStormRate: 1 });
+    const served = await clientFor(shop).get('/products.json');
+    expect(served.status).toBe(429);
+    expect(served.headers.get('retry-after')).toBe('2.0');
+    expect(served.headers.get('x-shopify-shop-api-call-limit')).toBe('1/40');
+    expect((served.json as JsonObject).errors).toMatch(/^Exceeded \d+ calls per second for api client/);
+    expect(shop.stats().throttled).toBe(1);
+  });
+
+  it('ignores every list and count filter except limit and page_info when ignoreFilters is set', async () => {
+    const shop = await shopWith({ ignoreFilters: true });
+    const client = clientFor(shop);
+    const all = shop.count('orders');
+    expect((await client.get('/orders/count.json?status=closed&created_at_min=2024-01-01')).json).toEqual({
+      count: all,
+    });
+    const page = await client.get(
+      '/orders.json?limit=3&status=cancelled&since_id=99999999999999&created_at_max=2019-01-01',
+    );
+    expect(listOf(page, 'orders')).toHaveLength(3);
+    const created = listOf(page, 'orders').map((o) => Date.parse(o.created_at as string));
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+  });
+
+  it('creates, updates and deletes one record every N list requests (churn)', async () => {
+    const shop = await shopWith({ churn: { everyRequests: 2 } });
+    const client = clientFor(shop);
+    const before = new Map([...shop.records('customers')].map((c) => [String(c.id), c]));
+    await client.get('/customers.json?limit=1');
+    expect(shop.count('customers')).toBe(before.size);
+    await client.get('/customers.json?limit=1');
+    const after = new Map([...shop.records('customers')].map((c) => [String(c.id), c]));
+    expect(after.size).toBe(before.size);
+    const added = [...after.keys()].filter((id) => !before.has(id));
+    const removed = [...before.keys()].filter((id) => !after.has(id));
+    const changed = [...after.values()].filter(
+      (c) => before.has(String(c.id)) && c.updated_at !== before.get(String(c.id))?.updated_at,
+    );
+    expect(added).toHaveLength(1);
+    expect(removed).toHaveLength(1);
+    expect(changed).toHaveLength(1);
+    expect(changed[0]?.tags).toContain('churned');
+  });
+
+  it('changes faults while running with setFaults', async () => {
+    const shop = await shopWith({});
+    const client = clientFor(shop);
+    expect((await client.get('/orders/count.json')).status).toBe(200);
+    shop.setFaults({ serverErrorRate: 1 });
+    expect((await client.get('/orders/count.json')).status).toBeGreaterThanOrEqual(500);
+    shop.setFaults({});
+    expect((await client.get('/orders/count.json')).status).toBe(200);
+  });
+});
