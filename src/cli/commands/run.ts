@@ -43,6 +43,8 @@ export const runCommand: CommandModule<object, RunFlags> = {
         type: 'string',
         describe: 'This worker’s share of the shops, i/n (default: JOB_COMPLETION_INDEX/SHOPSNAP_SHARD_COUNT or 0/1)',
       })
+      // Read by parseShard from the environment; declared so strict parsing accepts SHOPSNAP_SHARD_COUNT.
+      .option('shard-count', { type: 'number', hidden: true })
       .option('token', { type: 'string', hidden: true })
       .option('token-file', { type: 'string', hidden: true })
       .example('$0 run jobs/nightly-backup.yaml', 'Every shop of the job')

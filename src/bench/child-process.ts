@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const PROBE = fileURLToPath(new URL('./usage-probe.js', import.meta.url));
+
+export interface ProcessUsage {
+  cpuSeconds: number;
+  maxRssMb: number;
+}
+
+export interface MeasuredProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  /** Waits for the exit and returns the child's own CPU time and peak RSS. */
+  finished: () => Promise<{ code: number | null; usage: ProcessUsage }>;
+}
+
+let sequence = 0;
+
+/** Runs the CLI in a child process whose CPU time and peak RSS are measured by the process itself. */
+export function spawnMeasuredCli(args: string[], env: Record<string, string> = {}): MeasuredProcess {
+  const usageFile = join(tmpdir(), `shopsnap-bench-usage-${process.pid}-${sequence++}.json`);
+  const child = spawn(process.execPath, ['--import', PROBE, CLI, ...args], {
+    env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => stdout,
+    finished: async () => {
+      const code = await exited;
+      if (code !== 0) throw new Error(`shopsnap ${args[0]} exited ${code}: ${stderr.slice(-2000)}`);
+      return { code, usage: JSON.parse(await readFile(usageFile, 'utf8')) as ProcessUsage };
+    },
+  };
+}
+
+/** Starts `shopsnap sim` in a measured child process and waits for it to print its URL and token. */
+export async function startSimulatorProcess(
+  args: string[],
+): Promise<{ url: string; token: string; stop: () => Promise<ProcessUsage> }> {
+  const sim = spawnMeasuredCli(['sim', '--port', '0', ...args]);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const url = /https?:\/\/127\.0\.0\.1:\d+/.exec(sim.stdout())?.[0];
+    const token = /shpat_[A-Za-z0-9_]+/.exec(sim.stdout())?.[0];
+    if (url !== undefined && token !== undefined) {
+      return {
+        url,
+        token,
+        stop: async () => {
+          sim.child.kill('SIGTERM');
+          return (await sim.finished()).usage;
+        },
+      };
+    }
+    if (Date.now() > deadline || sim.child.exitCode !== null) throw new Error('the simulator did not start');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
