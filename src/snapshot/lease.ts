@@ -4,8 +4,9 @@ import type { Storage } from '../storage/storage.js';
 import { StorageError } from '../storage/storage.js';
 
 export const LEASE_NAME = 'lease.json';
-/** A lease not renewed for this long belongs to a dead run and may be taken over. */
-export const LEASE_TTL_MS = 10 * 60_000;
+/** A lease not renewed for this long belongs to a dead run and may be taken over. Live runs renew every third. */
+export const LEASE_TTL_MS = 2 * 60_000;
+const WATCH_INTERVAL_MS = 5_000;
 
 interface LeaseBody {
   owner: string;
@@ -26,16 +27,19 @@ export interface Lease {
 }
 
 /**
- * One run per shop and destination: a lease object created with create-only semantics, renewed while the run lives,
- * and taken over only once it has expired (its owner died without releasing it).
+ * One run per shop and destination: a lease object created with create-only semantics and renewed while the run
+ * lives. A newcomer that finds it watches it: renewed means its owner is alive, so the newcomer refuses to start;
+ * still unrenewed when it expires means the owner died (a killed pod), so the newcomer takes over. A restarted job
+ * therefore waits at most one TTL instead of failing on its own dead predecessor.
  */
 export async function acquireLease(
   storage: Storage,
   shopKey: string,
-  options: { ttlMs?: number; now?: () => number } = {},
+  options: { ttlMs?: number; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
 ): Promise<Lease> {
   const ttl = options.ttlMs ?? LEASE_TTL_MS;
   const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const key = `${shopKey}/${LEASE_NAME}`;
   const owner = randomUUID();
   const write = async (createOnly: boolean) => {
@@ -58,10 +62,16 @@ export async function acquireLease(
   } catch (error) {
     if (!(error instanceof StorageError && error.code === 'ERR_STORAGE_EXISTS')) throw error;
     const held = await readLease(storage, key);
-    if (held !== undefined && Date.parse(held.expires_at) > now()) {
-      throw new LeaseHeldError(
-        `another run (pid ${held.pid} on ${held.host}, since ${held.acquired_at}) is backing up ${shopKey} to ${storage.location}; it holds the lease until ${held.expires_at}`,
-      );
+    const expiresAt = held === undefined ? 0 : Date.parse(held.expires_at);
+    while (held !== undefined && now() < expiresAt) {
+      await sleep(Math.min(WATCH_INTERVAL_MS, expiresAt - now()));
+      const seen = await readLease(storage, key);
+      if (seen === undefined) break;
+      if (seen.owner !== held.owner || seen.expires_at !== held.expires_at) {
+        throw new LeaseHeldError(
+          `another run (pid ${seen.pid} on ${seen.host}, since ${seen.acquired_at}) is backing up ${shopKey} to ${storage.location}`,
+        );
+      }
     }
     await storage.delete(key);
     await write(true);

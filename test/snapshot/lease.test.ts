@@ -17,26 +17,49 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+/** A clock that only moves when the code under test sleeps. */
+function fakeClock(start = 1_000_000) {
+  const clock = { now: start, sleeps: 0 };
+  return {
+    clock,
+    now: () => clock.now,
+    sleep: async (ms: number) => {
+      clock.sleeps++;
+      clock.now += ms;
+    },
+  };
+}
+
 describe('acquireLease', () => {
-  it('refuses a second run while the first holds the lease, and allows it after release', async () => {
-    const first = await acquireLease(storage, 'shop-a');
-    await expect(acquireLease(storage, 'shop-a')).rejects.toThrow(LeaseHeldError);
-    const other = await acquireLease(storage, 'shop-b');
+  it('refuses a second run whose predecessor is alive (renews), and allows it after release', async () => {
+    const time = fakeClock();
+    const first = await acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: time.now, sleep: time.sleep });
+    const renewingSleep = async (ms: number) => {
+      await time.sleep(ms);
+      // the live owner's renewal timer fires meanwhile: rewrite the lease as acquireLease's renewal does
+      const body = JSON.parse(await readFile(join(root, 'shop-a', 'lease.json'), 'utf8'));
+      body.expires_at = new Date(time.clock.now + 60_000).toISOString();
+      await writeFile(join(root, 'shop-a', 'lease.json'), JSON.stringify(body));
+    };
+    await expect(
+      acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: time.now, sleep: renewingSleep }),
+    ).rejects.toThrow(LeaseHeldError);
+    const other = await acquireLease(storage, 'shop-b', { ttlMs: 60_000, now: time.now, sleep: time.sleep });
     await first.release();
-    const second = await acquireLease(storage, 'shop-a');
+    const sleepsBefore = time.clock.sleeps;
+    const second = await acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: time.now, sleep: time.sleep });
+    expect(time.clock.sleeps).toBe(sleepsBefore);
     await second.release();
     await other.release();
   });
 
-  it('takes over a lease whose owner died (expired)', async () => {
-    let clock = 1_000_000;
-    await acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: () => clock });
-    clock += 59_000;
-    await expect(acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: () => clock })).rejects.toThrow(
-      /holds the lease/,
-    );
-    clock += 2_000;
-    const taken = await acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: () => clock });
+  it('takes over the lease of a dead run once it expires unrenewed, waiting at most one TTL', async () => {
+    const time = fakeClock();
+    await acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: time.now, sleep: time.sleep });
+    const startedWaiting = time.clock.now;
+    const taken = await acquireLease(storage, 'shop-a', { ttlMs: 60_000, now: time.now, sleep: time.sleep });
+    expect(time.clock.now - startedWaiting).toBe(60_000);
+    expect(time.clock.sleeps).toBeGreaterThan(1);
     await taken.release();
   });
 
@@ -49,14 +72,13 @@ describe('acquireLease', () => {
   });
 
   it('release does not remove a lease another run took over', async () => {
-    let clock = 0;
-    const stale = await acquireLease(storage, 'shop-a', { ttlMs: 1000, now: () => clock });
-    clock += 5000;
-    const current = await acquireLease(storage, 'shop-a', { ttlMs: 1000, now: () => clock });
+    const time = fakeClock();
+    const stale = await acquireLease(storage, 'shop-a', { ttlMs: 1000, now: time.now, sleep: time.sleep });
+    time.clock.now += 5000;
+    const current = await acquireLease(storage, 'shop-a', { ttlMs: 1000, now: time.now, sleep: time.sleep });
+    const owner = JSON.parse(await readFile(join(root, 'shop-a', 'lease.json'), 'utf8')).owner;
     await stale.release();
-    const body = JSON.parse(await readFile(join(root, 'shop-a', 'lease.json'), 'utf8'));
-    expect(body.pid).toBe(process.pid);
-    await expect(acquireLease(storage, 'shop-a', { ttlMs: 1000, now: () => clock })).rejects.toThrow(LeaseHeldError);
+    expect(JSON.parse(await readFile(join(root, 'shop-a', 'lease.json'), 'utf8')).owner).toBe(owner);
     await current.release();
   });
 });
