@@ -10,7 +10,8 @@ import type { Shard } from './shard.js';
 
 export interface ShopTarget {
   shop: ShopAddress;
-  token: string;
+  /** The token, or why it could not be had: that shop fails, the others still run. */
+  token: string | Error;
 }
 
 export interface ShopOutcome {
@@ -51,6 +52,7 @@ export async function runJob(options: {
     options.targets.map((target) =>
       queue.add(async (): Promise<ShopOutcome> => {
         try {
+          if (target.token instanceof Error) throw target.token;
           const result: BackupResult = await runBackup({
             shop: target.shop,
             token: target.token,
