@@ -70,7 +70,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
     }
     const logger = newCliLogger(
       flags,
-      targets.map((target) => target.token),
+      targets.flatMap((target) => (typeof target.token === 'string' ? [target.token] : [])),
     );
     const { outcomes, summaryKey } = await interruptible((signal) =>
       runJob({
