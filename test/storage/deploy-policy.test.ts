@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import type { S3Operation } from './s3-fault-proxy.js';
+import type { S3Operation } from '../helpers/s3-fault-proxy.js';
 
 interface Statement {
   Effect: 'Allow' | 'Deny';

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { S3Storage, type S3StorageOptions } from '../../src/storage/s3-storage.js';
 import { StorageError } from '../../src/storage/storage.js';
-import { type FaultProxy, type ProxiedRequest, startFaultProxy } from './s3-fault-proxy.js';
-import { BUCKET, s3rverOptions } from './s3-fixture.js';
-import { type S3rverProcess, startS3rver } from './s3rver-process.js';
+import { type FaultProxy, type ProxiedRequest, startFaultProxy } from '../helpers/s3-fault-proxy.js';
+import { BUCKET, s3rverOptions } from '../helpers/s3-fixture.js';
+import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
 import { readAll, sha256 } from './storage.contract.js';
 
 const CANARY = { accessKeyId: 'AKIACANARY7Q3XZ0KEY1', secretAccessKey: 'canary/secret+Zm9vYmFyYmF6cXV4' };

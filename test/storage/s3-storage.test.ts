@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { CreateMultipartUploadCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { S3Storage } from '../../src/storage/s3-storage.js';
-import { type FaultProxy, startFaultProxy } from './s3-fault-proxy.js';
-import { BUCKET, s3rverOptions } from './s3-fixture.js';
-import { type S3rverProcess, startS3rver } from './s3rver-process.js';
+import { type FaultProxy, startFaultProxy } from '../helpers/s3-fault-proxy.js';
+import { BUCKET, s3rverOptions } from '../helpers/s3-fixture.js';
+import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
 import { readAll, runStorageContract, sha256 } from './storage.contract.js';
 
 let s3rver: S3rverProcess;
