@@ -1,0 +1,20 @@
+import { runCrawlBench } from './crawl-bench.js';
+import { formatSnapshotBench, runSnapshotBench } from './snapshot-bench.js';
+
+/**
+ * `npm run bench`: every figure the README reports, measured in one run on this machine. Select parts with
+ * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`.
+ */
+const parts = process.argv.slice(2);
+const wanted = (part: string) => parts.length === 0 || parts.includes(part);
+
+if (wanted('crawl')) {
+  process.stdout.write('\n## Crawl (rate-limited shop)\n\n');
+  await runCrawlBench();
+}
+if (wanted('snapshot')) {
+  process.stdout.write('\n## Snapshot (unlimited shop)\n\n');
+  const runs = [];
+  for (const orders of [100_000, 1_000_000]) runs.push(await runSnapshotBench(orders));
+  process.stdout.write(formatSnapshotBench(runs));
+}

@@ -1,0 +1,32 @@
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import { footerRows, withDuckDb } from './duckdb.js';
+import { SinkError } from './errors.js';
+import type { FileFormat } from './written-file.js';
+
+/**
+ * Re-counts the rows of a finished file from its bytes, never from a writer's counter: a Parquet file by its footer,
+ * an NDJSON or raw part by its lines after gunzip. A truncated or corrupt file rejects with SinkError
+ * 'ERR_SINK_COUNT' (the cause says why).
+ */
+export async function countRows(path: string, format: FileFormat): Promise<number> {
+  try {
+    if (format === 'parquet') return await withDuckDb({ memoryLimit: '64MB' }, (db) => footerRows(db, path));
+    let lines = 0;
+    await pipeline(createReadStream(path), createGunzip(), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) {
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+      }
+    });
+    return lines;
+  } catch (error) {
+    throw new SinkError(
+      'ERR_SINK_COUNT',
+      `cannot count the rows of ${format} file ${path}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}

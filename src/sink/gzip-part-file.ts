@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip, type Gzip } from 'node:zlib';
+
+/**
+ * zlib's default 16 KiB chunks cost about 1.3–2× the CPU of whole-buffer gzip on our rows (thread-pool round trips per
+ * chunk); 256 KiB chunks match it (measured on 21 MB of simulated orders: 152–240 → 315 MB/s at level 1).
+ */
+const GZIP_CHUNK_BYTES = 256 * 1024;
+
+/** A temp name beside the final one, so the rename stays on one file system and is atomic. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** Flushes a file, or a directory after a rename in it, to disk. */
+export async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * One gzip file being written: text bytes in, compressed bytes to a temp file, counted and hashed on their way to disk
+ * (never by re-reading). finish() fsyncs, closes and renames into place; discard() removes the temp file.
+ */
+export class GzipPartFile {
+  readonly path: string;
+  readonly #temp: string;
+  readonly #gzip: Gzip;
+  readonly #hash = createHash('sha256');
+  readonly #done: Promise<void>;
+  #bytes = 0;
+
+  constructor(path: string, level: number) {
+    this.path = path;
+    this.#temp = tempPathFor(path);
+    this.#gzip = createGzip({ level, chunkSize: GZIP_CHUNK_BYTES });
+    const count = new Transform({
+      transform: (chunk: Buffer, _encoding, callback) => {
+        this.#bytes += chunk.length;
+        this.#hash.update(chunk);
+        callback(null, chunk);
+      },
+    });
+    // flush: the descriptor is fsynced before it is closed, so a renamed file is on disk.
+    this.#done = pipeline(this.#gzip, count, createWriteStream(this.#temp, { flush: true }));
+    // Marked handled here; write() and finish() observe the failure.
+    this.#done.catch(() => undefined);
+  }
+
+  /** Resolves when the bytes are accepted; waits for the disk when gzip's buffer is full. */
+  async write(batch: Buffer): Promise<void> {
+    if (this.#gzip.write(batch)) return;
+    await new Promise<void>((resolve, reject) => {
+      this.#gzip.once('drain', resolve);
+      this.#done.then(resolve, reject);
+    });
+  }
+
+  async finish(): Promise<{ path: string; bytes: number; sha256: string }> {
+    this.#gzip.end();
+    try {
+      await this.#done;
+      await rename(this.#temp, this.path);
+    } catch (error) {
+      await rm(this.#temp, { force: true });
+      throw error;
+    }
+    await fsyncPath(dirname(this.path));
+    return { path: this.path, bytes: this.#bytes, sha256: this.#hash.digest('hex') };
+  }
+
+  async discard(): Promise<void> {
+    this.#gzip.destroy();
+    await this.#done.catch(() => undefined);
+    await rm(this.#temp, { force: true });
+  }
+}

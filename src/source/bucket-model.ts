@@ -1,0 +1,157 @@
+/**
+ * Our picture of a shop's leaky bucket, driven by `X-Shopify-Shop-Api-Call-Limit: used/max`. Pure arithmetic over
+ * caller-supplied times (ms) so it can be table-tested; the pacer adds the clock and the waiting.
+ *
+ * - Every send adds 1 at its send time (conservative: the server counts it a little later).
+ * - A response's header is the server's level just after that request arrived. The current level is then at least
+ *   `used - leak × (now - sendTime)` and at most `used + sends since`, so the model never believes in more room
+ *   than the header proves, nor in less than it allows.
+ * - The leak rate is learned: between two responses (a, b) whose sends are ≥ MIN_SAMPLE_SPAN_MS apart and whose
+ *   levels are both above zero, `leak ≈ (used_a + sends in (a, b] - used_b) / (t_b - t_a)`; the model uses the
+ *   median of recent measurements. Until learned, Shopify's tiers give the guess: max/20 per second (40 → 2/s,
+ *   80 → 4/s, 400 → 20/s).
+ */
+export interface BucketSample {
+  sendMs: number;
+  seq: number;
+  used: number;
+  /** Sends before this one that the server refused with 429 and so never counted. */
+  refusedBefore?: number;
+}
+
+/** Until the first header arrives we assume the smallest bucket Shopify hands out (standard plan, 40). */
+const SMALLEST_BUCKET = 40;
+const MIN_SAMPLE_SPAN_MS = 600;
+const MAX_SAMPLE_SPAN_MS = 2000;
+const SAMPLE_HISTORY = 128;
+const ESTIMATES_KEPT = 9;
+/** Measurements needed before they replace the tier guess (a single one is easily thrown by reordered arrivals). */
+const ESTIMATES_TRUSTED = 3;
+/** A bucket 429 proves the leak was overestimated: the estimate shrinks by this factor and is measured afresh. */
+const OVERFLOW_BACKOFF = 0.85;
+const CEILING_RECOVERY = 1.01;
+const OVERFLOW_EPISODE_MS = 1000;
+/** How prompt an answer must be to date the server's count, and how fast the fastest round trip is forgotten. */
+const PROMPT_SLACK_MS = 100;
+const FASTEST_DRIFT = 1.01;
+
+export class BucketModel {
+  max: number | undefined;
+  leakPerSecond: number | undefined;
+  private level = 0;
+  private levelAtMs = 0;
+  private sends = 0;
+  /** Whether leakPerSecond was measured, rather than guessed from the bucket size. */
+  learnedLeak = false;
+  private refused = 0;
+  private readonly samples: BucketSample[] = [];
+  private readonly estimates: number[] = [];
+  /** Upper limit on the leak after an overflow; it rises again with every clean measurement. */
+  private leakCeiling = Number.POSITIVE_INFINITY;
+  private lastOverflowMs = Number.NEGATIVE_INFINITY;
+  private fastestRoundTrip = Number.POSITIVE_INFINITY;
+
+  /** Requests kept free at the top of the bucket against jitter and other clients of the same shop. */
+  constructor(readonly headroom = 3) {}
+
+  /** Estimated bucket level at `nowMs` (never below 0). */
+  levelAt(nowMs: number): number {
+    const leak = this.leakPerSecond ?? 0;
+    return Math.max(0, this.level - (leak * Math.max(0, nowMs - this.levelAtMs)) / 1000);
+  }
+
+  /** Milliseconds to wait before one more request fits below `max - headroom`; 0 when it fits now. */
+  waitMs(nowMs: number): number {
+    const max = this.max ?? SMALLEST_BUCKET;
+    const ceiling = Math.max(1, max - this.headroom);
+    const excess = this.levelAt(nowMs) + 1 - ceiling;
+    if (excess <= 0) return 0;
+    const leak = this.leakPerSecond ?? max / 20;
+    return Math.ceil((excess / leak) * 1000);
+  }
+
+  /** Counts one request as sent now; returns its sequence number for `observe`. */
+  send(nowMs: number): number {
+    this.level = this.levelAt(nowMs) + 1;
+    this.levelAtMs = nowMs;
+    this.sends += 1;
+    return this.sends;
+  }
+
+  /** Folds in the header of the response to the request sent at `sendMs` with sequence `seq`. */
+  observe(sample: BucketSample, max: number, nowMs: number): void {
+    this.max = max;
+    if (this.leakPerSecond === undefined) this.leakPerSecond = max / 20;
+    // Only answers that came back about as fast as the fastest recent one say when the server counted them: a
+    // slow answer may have waited in a queue before the server looked at it, which reads as a bogus leak.
+    const roundTrip = nowMs - sample.sendMs;
+    this.fastestRoundTrip = Math.min(this.fastestRoundTrip * FASTEST_DRIFT, roundTrip);
+    if (roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS) {
+      this.learnLeak({ ...sample, refusedBefore: this.refused });
+    }
+    // The header bounds the level now from both sides: at least what it said minus the leak since, at most what it
+    // said plus every request sent after it. The upper bound frees us from a leak rate guessed too low.
+    const atLeast = sample.used - (this.leakPerSecond * Math.max(0, nowMs - sample.sendMs)) / 1000;
+    const atMost = sample.used + (this.sends - sample.seq);
+    const current = this.levelAt(nowMs);
+    if (current < atLeast || current > atMost) {
+      this.level = Math.min(Math.max(current, atLeast), atMost);
+      this.levelAtMs = nowMs;
+    }
+  }
+
+  /** A 429, never counted by the server; `full` when it came from the bucket, which is then full whatever we believed. */
+  markRefused(nowMs: number, full: boolean): void {
+    this.refused++;
+    if (!full || this.max === undefined) return;
+    // One backoff per overflow episode: the other requests already in flight overflow with it.
+    if (this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
+      this.lastOverflowMs = nowMs;
+      this.leakCeiling = this.leakPerSecond * OVERFLOW_BACKOFF;
+      this.leakPerSecond = this.leakCeiling;
+      this.estimates.length = 0;
+    }
+    this.level = this.max;
+    this.levelAtMs = nowMs;
+  }
+
+  private learnLeak(sample: BucketSample): void {
+    const samples = this.samples;
+    samples.push(sample);
+    if (samples.length > SAMPLE_HISTORY) samples.shift();
+    if (sample.used <= 1) return;
+    // The longest span in the history up to MAX_SAMPLE_SPAN_MS: send-time jitter (the server counts a request a
+    // little after we send it) matters less the longer the span, and the cap drops spans from quiet times, when the
+    // bucket may have run empty and stopped leaking.
+    const base = samples.find(
+      (candidate) =>
+        candidate.used > 1 &&
+        sample.sendMs - candidate.sendMs >= MIN_SAMPLE_SPAN_MS &&
+        sample.sendMs - candidate.sendMs <= MAX_SAMPLE_SPAN_MS,
+    );
+    if (!base) return;
+    const refusedBetween = (sample.refusedBefore ?? 0) - (base.refusedBefore ?? 0);
+    const leaked = base.used + (sample.seq - base.seq) - refusedBetween - sample.used;
+    const rate = (leaked * 1000) / (sample.sendMs - base.sendMs);
+    if (!(rate > 0)) return;
+    // The median of recent measurements: robust against a span in which the bucket ran empty (which reads low)
+    // and against reordered arrivals (which read high).
+    this.estimates.push(rate);
+    if (this.estimates.length > ESTIMATES_KEPT) this.estimates.shift();
+    if (this.estimates.length < ESTIMATES_TRUSTED) return;
+    const sorted = [...this.estimates].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] as number;
+    this.leakPerSecond = Math.min(median, this.leakCeiling);
+    this.leakCeiling *= CEILING_RECOVERY;
+    this.learnedLeak = true;
+  }
+}
+
+/** `X-Shopify-Shop-Api-Call-Limit: 12/40` → { used: 12, max: 40 }; undefined when absent or unreadable. */
+export function parseCallLimit(header: string | undefined): { used: number; max: number } | undefined {
+  const match = header === undefined ? null : /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(header);
+  if (!match) return undefined;
+  const used = Number(match[1]);
+  const max = Number(match[2]);
+  return max > 0 ? { used, max } : undefined;
+}

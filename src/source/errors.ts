@@ -1,0 +1,144 @@
+/**
+ * Every way a crawl request can fail, as classes with a stable `code`. `retryable` is the taxonomy the retry layer
+ * obeys: transport faults, unparsable bodies, 408, 429 and 5xx are worth another try; anything that says the request
+ * itself or the credentials are wrong is not. Messages name the shop path, never the token.
+ */
+export abstract class ShopError extends Error {
+  abstract readonly code: string;
+  abstract readonly retryable: boolean;
+}
+
+/** A non-2xx answer. */
+export class ShopHttpError extends ShopError {
+  override name = 'ShopHttpError';
+  readonly code: string = 'ERR_SHOP_HTTP';
+  readonly retryable: boolean;
+  constructor(
+    readonly status: number,
+    readonly url: string,
+    readonly bodyExcerpt: string,
+    options?: { retryAfterMs?: number | undefined; cause?: unknown },
+  ) {
+    super(`${url} answered ${status}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, { cause: options?.cause });
+    this.retryable = isRetryableStatus(status);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+  readonly retryAfterMs: number | undefined;
+}
+
+/** 401: the token is wrong or revoked. Never retried: retrying a bad credential only burns the shop's bucket. */
+export class ShopAuthError extends ShopHttpError {
+  override name = 'ShopAuthError';
+  override readonly code = 'ERR_SHOP_AUTH';
+  constructor(url: string, bodyExcerpt: string) {
+    super(401, url, bodyExcerpt);
+    this.message = `the shop rejected the access token (401 Unauthorized) for ${url}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`;
+  }
+}
+
+/** 429. Retryable, but it means the pacer's picture of the bucket was wrong (or another limit applies). */
+export class ShopThrottledError extends ShopHttpError {
+  override name = 'ShopThrottledError';
+  override readonly code = 'ERR_SHOP_THROTTLED';
+  constructor(
+    url: string,
+    bodyExcerpt: string,
+    retryAfterMs: number | undefined,
+    /** The bucket header showed room: a different limit than the leaky bucket, so back off harder. */
+    readonly bucketHadRoom: boolean,
+  ) {
+    super(429, url, bodyExcerpt, { retryAfterMs });
+  }
+}
+
+/** The connection failed, was reset, timed out, or the body ended early. */
+export class ShopTransportError extends ShopError {
+  override name = 'ShopTransportError';
+  readonly code = 'ERR_SHOP_TRANSPORT';
+  readonly retryable = true;
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`request to ${url} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** A 2xx whose body is not the JSON envelope we asked for (truncated or garbled): retried like a transport fault. */
+export class ShopBodyError extends ShopError {
+  override name = 'ShopBodyError';
+  readonly code = 'ERR_SHOP_BODY';
+  readonly retryable = true;
+  constructor(
+    readonly url: string,
+    detail: string,
+    cause?: unknown,
+  ) {
+    super(`unusable response body from ${url}: ${detail}`, { cause });
+  }
+}
+
+/** A `Link` header we cannot read exactly. Reading it loosely could end a list early, so it is fatal. */
+export class LinkHeaderError extends ShopError {
+  override name = 'LinkHeaderError';
+  readonly code = 'ERR_LINK_HEADER';
+  readonly retryable = false;
+  constructor(
+    readonly header: string,
+    detail: string,
+  ) {
+    super(`malformed Link header (${detail}): ${header.slice(0, 300)}`);
+  }
+}
+
+/** A `Link` pointing at another origin or path. Never requested: following it would hand the token to that host. */
+export class ForeignLinkError extends ShopError {
+  override name = 'ForeignLinkError';
+  readonly code = 'ERR_LINK_FOREIGN';
+  readonly retryable = false;
+  constructor(
+    readonly link: string,
+    expected: string,
+  ) {
+    super(`refusing Link to ${link.slice(0, 300)}: only ${expected} may be followed`);
+  }
+}
+
+/** The server handed out a cursor it had already given: following it would loop forever or end early. */
+export class CursorLoopError extends ShopError {
+  override name = 'CursorLoopError';
+  readonly code = 'ERR_CURSOR_LOOP';
+  readonly retryable = false;
+  constructor(readonly path: string) {
+    super(`cursor loop on ${path}: the same page_info was returned twice`);
+  }
+}
+
+/** The retry budget ran out; `cause` is the last failure. */
+export class RetriesExhaustedError extends ShopError {
+  override name = 'RetriesExhaustedError';
+  readonly code = 'ERR_RETRIES_EXHAUSTED';
+  readonly retryable = false;
+  constructor(
+    readonly url: string,
+    readonly attempts: number,
+    cause: unknown,
+  ) {
+    super(`gave up on ${url} after ${attempts} attempts: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** The crawl was cancelled through its AbortSignal. */
+export class CrawlAbortedError extends ShopError {
+  override name = 'CrawlAbortedError';
+  readonly code = 'ERR_CRAWL_ABORTED';
+  readonly retryable = false;
+  constructor(cause?: unknown) {
+    super('crawl aborted', { cause });
+  }
+}
+
+/** 408, 429 and 5xx (including Cloudflare's 52x) may succeed later; 4xx such as 400/402/403/404/423 will not. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}

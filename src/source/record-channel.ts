@@ -1,0 +1,72 @@
+/**
+ * A bounded single-consumer queue between the crawl (many producers) and the writer. `push` resolves only once the
+ * item fits under `capacity`, so a slow consumer stalls the producers and memory stays bounded. `close` ends the
+ * iteration after the buffered items; `fail` ends it with an error once the buffer is drained.
+ */
+export class RecordChannel<T> implements AsyncIterable<T> {
+  private readonly buffer: T[] = [];
+  private readonly spaceWaiters: Array<() => void> = [];
+  private itemWaiter: (() => void) | undefined;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+  private iterating = false;
+
+  constructor(private readonly capacity: number) {}
+
+  /** Resolves when the item is buffered; rejects if the channel was failed or the consumer went away. */
+  async push(item: T): Promise<void> {
+    while (this.buffer.length >= this.capacity && !this.closed) {
+      await new Promise<void>((resolve) => this.spaceWaiters.push(resolve));
+    }
+    if (this.closed) throw this.failure?.error ?? new Error('record channel is closed');
+    this.buffer.push(item);
+    this.wakeConsumer();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.wakeConsumer();
+    this.wakeProducers();
+  }
+
+  fail(error: unknown): void {
+    if (this.closed) return;
+    this.failure = { error };
+    this.close();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    if (this.iterating) throw new Error('record channel can be iterated only once');
+    this.iterating = true;
+    try {
+      for (;;) {
+        const item = this.buffer.shift();
+        if (item !== undefined) {
+          this.wakeProducers();
+          yield item;
+          continue;
+        }
+        if (this.closed) {
+          if (this.failure) throw this.failure.error;
+          return;
+        }
+        await new Promise<void>((resolve) => {
+          this.itemWaiter = resolve;
+        });
+      }
+    } finally {
+      // A consumer that stops early (break, throw) must not leave producers blocked forever.
+      if (!this.closed) this.fail(new Error('record consumer stopped before the end of the crawl'));
+    }
+  }
+
+  private wakeConsumer(): void {
+    const waiter = this.itemWaiter;
+    this.itemWaiter = undefined;
+    waiter?.();
+  }
+
+  private wakeProducers(): void {
+    for (const waiter of this.spaceWaiters.splice(0)) waiter();
+  }
+}

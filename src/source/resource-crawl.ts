@@ -1,0 +1,374 @@
+import type { Logger } from '../log.js';
+import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
+import { CursorLoopError } from './errors.js';
+import { parseNextLink } from './link-header.js';
+import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
+import type { BucketState } from './pacer.js';
+import { RecordChannel } from './record-channel.js';
+import type { BodyReader, RetryEvent, ShopResponse } from './shop-client.js';
+import { type CreatedWindow, inWindow, planWindows, splitWindow, windowFilters } from './windows.js';
+
+export const PAGE_LIMIT = 250;
+/** Initial windows are sized to about this many pages; work stealing splits further when slots fall idle. */
+const PAGES_PER_WINDOW = 6;
+/** A chain is split for an idle slot only if it still has about this many pages to go. */
+export const MIN_PAGES_TO_SPLIT = 6;
+/** Records buffered between the crawl and the consumer (on top of at most one page per chain being handed over). */
+const CHANNEL_CAPACITY = 500;
+
+export interface ResourceCrawlReport {
+  resource: ResourceName;
+  /** Filters sent on every list and count request (the complete-list filters). */
+  filters: Record<string, string>;
+  countBefore: number;
+  countAfter: number;
+  /** Records emitted (each id once). */
+  exported: number;
+  /** Copies of already emitted ids that were fetched again and dropped. */
+  duplicatesDropped: number;
+  /** HTTP requests sent for this resource, retries included. */
+  requests: number;
+  /** List pages received. */
+  pages: number;
+  retries: number;
+  strategy: string;
+}
+
+export interface CrawlProgress {
+  resource: ResourceName;
+  pages: number;
+  records: number;
+  /** Records the count endpoint announced before the crawl (undefined until known). */
+  expected: number | undefined;
+  bucketUsed: number;
+  bucketMax: number | undefined;
+  retries: number;
+}
+
+/** What a resource crawl needs from its session: the shared queue, pacer and client, and the work stealer. */
+export interface CrawlContext {
+  request<T>(
+    url: URL,
+    read: BodyReader<T>,
+    priority: number,
+    onRetry: (event: RetryEvent) => void,
+  ): Promise<ShopResponse<T>>;
+  apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
+  bucket(): BucketState;
+  /** How many chains keep the shop's bucket busy: enough to cover the leak over one round trip, at most `depth`. */
+  concurrencyTarget(): number;
+  /** A chain ended or a resource finished planning: hand idle slots to the largest remaining work. */
+  rebalance(): void;
+  logger?: Logger | undefined;
+  onProgress?: ((progress: CrawlProgress) => void) | undefined;
+}
+
+/** One `since_id` walk through one created_at window. */
+export interface Chain {
+  window: CreatedWindow;
+  /** Every record of the window with an id up to this one has been fetched. */
+  sinceId: bigint;
+  /** created_at (ms) of the first and the latest record this chain has seen. */
+  firstCreatedMs?: number | undefined;
+  reachedMs?: number | undefined;
+  records: number;
+  done: boolean;
+  /** Work stealing asked for a split; it happens when the page in flight lands, so no page is fetched twice. */
+  splitRequested: boolean;
+}
+
+class FiltersIgnored extends Error {}
+
+/**
+ * Crawls one resource completely: first a `since_id=0` page and the count, then `since_id` chains inside created_at
+ * windows (stable under updates), or, if the server turns out to ignore filters, one `Link` chain. Every record is
+ * emitted once (deduplicated by exact id) through a bounded channel.
+ */
+export class ResourceCrawl {
+  readonly channel = new RecordChannel<CrawledRecord>(CHANNEL_CAPACITY);
+  readonly chains = new Set<Chain>();
+  private readonly filters: Record<string, string>;
+  private readonly seen = new Set<string>();
+  private mode: 'windows' | 'link' = 'windows';
+  private failure: { error: unknown } | undefined;
+  private countBefore: number | undefined;
+  private windowsUsed = 1;
+  private duplicates = 0;
+  private requests = 0;
+  private pages = 0;
+  private retries = 0;
+  /** Records per ms of created_at, and where the data is expected to end; both estimated from the first page. */
+  private density = 0;
+  private horizonMs = 0;
+  private chainsRunning = 0;
+  private chainsIdle: (() => void) | undefined;
+
+  constructor(
+    readonly resource: ResourceName,
+    private readonly context: CrawlContext,
+  ) {
+    this.filters = { ...COMPLETE_LIST_FILTERS[resource] };
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  async run(): Promise<ResourceCrawlReport> {
+    try {
+      const counted = this.count();
+      // Awaited below; until then a rejection must not count as unhandled.
+      counted.catch(() => undefined);
+      const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, splitRequested: false };
+      this.chains.add(first);
+      await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
+      this.countBefore = await counted;
+      if (!this.failed && this.mode === 'windows' && !first.done) {
+        this.plan(first);
+        await this.runChains();
+      }
+      if (!this.failed && this.mode === 'link') await this.runLinkChain();
+      if (this.failure) throw this.failure.error;
+      const countAfter = await this.count();
+      this.channel.close();
+      return {
+        resource: this.resource,
+        filters: { ...this.filters },
+        countBefore: this.countBefore,
+        countAfter,
+        exported: this.seen.size,
+        duplicatesDropped: this.duplicates,
+        requests: this.requests,
+        pages: this.pages,
+        retries: this.retries,
+        strategy:
+          this.mode === 'link'
+            ? 'one Link chain (the server ignores since_id/created_at filters)'
+            : `since_id pages in ${this.windowsUsed} created_at window${this.windowsUsed === 1 ? '' : 's'}`,
+      };
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    } finally {
+      this.chains.clear();
+      this.context.rebalance();
+    }
+  }
+
+  /** Pages of work a chain probably has left; 0 for chains that cannot be split. */
+  remainingPages(chain: Chain): number {
+    const ahead = this.spanAhead(chain);
+    return ahead ? ((ahead.endMs - ahead.fromMs) * ahead.density) / PAGE_LIMIT : 0;
+  }
+
+  /** Asks `chain` to split in two when its page in flight lands. */
+  requestSplit(chain: Chain): void {
+    chain.splitRequested = true;
+  }
+
+  private fail(error: unknown): void {
+    if (!this.failure) this.failure = { error };
+    this.channel.fail(error);
+  }
+
+  private chainError(error: unknown): void {
+    if (error instanceof FiltersIgnored) this.switchToLink(error.message);
+    else this.fail(error);
+  }
+
+  private switchToLink(reason: string): void {
+    if (this.mode === 'link') return;
+    this.mode = 'link';
+    this.context.logger?.warn(
+      { resource: this.resource, reason },
+      'shop ignores list filters; falling back to one Link chain',
+    );
+  }
+
+  private async count(): Promise<number> {
+    const url = this.context.apiUrl(`${this.resource}/count.json`, this.filters);
+    const response = await this.send(url, readCount, Number.MAX_SAFE_INTEGER);
+    return response.value;
+  }
+
+  private send<T>(url: URL, read: BodyReader<T>, priority: number): Promise<ShopResponse<T>> {
+    this.requests++;
+    return this.context.request(url, read, priority, () => {
+      this.requests++;
+      this.retries++;
+    });
+  }
+
+  /** Splits the first chain's remaining key space into windows sized from the count and the first page. */
+  private plan(first: Chain): void {
+    const total = this.countBefore ?? 0;
+    const start = first.firstCreatedMs;
+    const reached = first.reachedMs;
+    if (start === undefined || reached === undefined) return;
+    this.density = first.records / Math.max(1000, reached - start);
+    const remaining = Math.max(0, total - first.records);
+    this.horizonMs = reached + remaining / this.density;
+    const pages = Math.ceil(remaining / PAGE_LIMIT);
+    const wanted = Math.min(this.context.concurrencyTarget(), Math.max(1, Math.ceil(pages / PAGES_PER_WINDOW)));
+    const windows = planWindows(reached, this.horizonMs, wanted);
+    first.window = windows[0] as CreatedWindow;
+    for (const window of windows.slice(1)) this.addChain(first, window);
+    this.context.logger?.debug({ resource: this.resource, windows: windows.length, total }, 'crawl planned');
+  }
+
+  private addChain(from: Chain, window: CreatedWindow): Chain {
+    const chain: Chain = {
+      window,
+      sinceId: from.sinceId,
+      reachedMs: window.minMs,
+      records: 0,
+      done: false,
+      splitRequested: false,
+    };
+    this.chains.add(chain);
+    this.windowsUsed++;
+    if (this.chainsRunning > 0) this.startChain(chain);
+    return chain;
+  }
+
+  private runChains(): Promise<void> {
+    const done = new Promise<void>((resolve) => {
+      this.chainsIdle = resolve;
+    });
+    for (const chain of [...this.chains]) this.startChain(chain);
+    this.context.rebalance();
+    return done;
+  }
+
+  private startChain(chain: Chain): void {
+    this.chainsRunning++;
+    void (async () => {
+      try {
+        while (!chain.done && !this.failed && this.mode === 'windows') await this.fetchChainPage(chain);
+      } catch (error) {
+        this.chainError(error);
+      } finally {
+        chain.done = true;
+        this.chains.delete(chain);
+        this.chainsRunning--;
+        if (this.chainsRunning === 0) this.chainsIdle?.();
+        else this.context.rebalance();
+      }
+    })();
+  }
+
+  private async fetchChainPage(chain: Chain): Promise<void> {
+    const window = chain.window;
+    const since = chain.sinceId;
+    const query = { ...this.filters, ...windowFilters(window), since_id: String(since), limit: String(PAGE_LIMIT) };
+    const url = this.context.apiUrl(`${this.resource}.json`, query);
+    const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain)));
+    // Never followed in this mode, but a Link we would refuse to follow says something is wrong with the server.
+    parseNextLink(headerText(response.headers.link), url);
+    const records = response.value;
+    this.pages++;
+    let previous = since;
+    let reached = chain.reachedMs;
+    let first = chain.firstCreatedMs;
+    for (const { id, createdAt } of records) {
+      const exact = BigInt(id);
+      if (exact <= previous) {
+        await this.emit(records);
+        throw new FiltersIgnored(`${url.pathname}: id ${id} after ${previous} with since_id=${since}`);
+      }
+      previous = exact;
+      const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
+      if (Number.isNaN(created)) continue;
+      if (!inWindow(window, created)) {
+        await this.emit(records);
+        throw new FiltersIgnored(`${url.pathname}: record ${id} created ${createdAt} outside the window`);
+      }
+      reached = reached === undefined ? created : Math.max(reached, created);
+      first = first === undefined ? created : Math.min(first, created);
+    }
+    chain.sinceId = previous;
+    chain.reachedMs = reached;
+    chain.firstCreatedMs = first;
+    chain.records += records.length;
+    if (records.length < PAGE_LIMIT) chain.done = true;
+    else if (chain.splitRequested) this.split(chain);
+    await this.emit(records);
+  }
+
+  private split(chain: Chain): void {
+    chain.splitRequested = false;
+    const ahead = this.spanAhead(chain);
+    if (!ahead) return;
+    const halves = splitWindow(chain.window, ahead.fromMs + (ahead.endMs - ahead.fromMs) / 2);
+    if (!halves) return;
+    chain.window = halves[0];
+    this.addChain(chain, halves[1]);
+    this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed }, 'window split');
+  }
+
+  /**
+   * The created_at span still ahead of a chain and the density of records in it (the chain's own once it has a full
+   * page behind it, else the first page's). The open-ended last window runs to the expected end of the data, or
+   * further while records are still missing.
+   */
+  private spanAhead(chain: Chain): { fromMs: number; endMs: number; density: number } | undefined {
+    if (chain.done || this.mode !== 'windows' || this.density <= 0) return undefined;
+    const fromMs = chain.reachedMs ?? chain.window.minMs;
+    if (fromMs === undefined) return undefined;
+    const own =
+      chain.records >= PAGE_LIMIT && chain.firstCreatedMs !== undefined && fromMs > chain.firstCreatedMs
+        ? chain.records / (fromMs - chain.firstCreatedMs)
+        : undefined;
+    const density = own ?? this.density;
+    const leftover = Math.max(0, (this.countBefore ?? 0) - this.seen.size);
+    const endMs = chain.window.maxMs ?? Math.max(this.horizonMs, fromMs + leftover / density);
+    return endMs > fromMs ? { fromMs, endMs, density } : undefined;
+  }
+
+  private async runLinkChain(): Promise<void> {
+    const path = `${this.resource}.json`;
+    let url = this.context.apiUrl(path, { ...this.filters, limit: String(PAGE_LIMIT) });
+    const cursors = new Set<string>();
+    for (;;) {
+      const response = await this.send(url, this.readPage, 0);
+      const records = response.value;
+      this.pages++;
+      const next = parseNextLink(headerText(response.headers.link), url);
+      await this.emit(records);
+      if (!next) return;
+      if (cursors.has(next.pageInfo)) throw new CursorLoopError(url.pathname);
+      cursors.add(next.pageInfo);
+      const query: Record<string, string> = { limit: next.limit ?? String(PAGE_LIMIT), page_info: next.pageInfo };
+      if (next.fields !== undefined) query.fields = next.fields;
+      url = this.context.apiUrl(path, query);
+    }
+  }
+
+  private readonly readPage: BodyReader<ListedRecord[]> = (text, shownUrl) =>
+    scanListPage(text, this.resource, shownUrl);
+
+  private async emit(records: readonly CrawledRecord[]): Promise<void> {
+    for (const record of records) {
+      if (this.seen.has(record.id)) {
+        this.duplicates++;
+        continue;
+      }
+      this.seen.add(record.id);
+      await this.channel.push(record);
+    }
+    const bucket = this.context.bucket();
+    this.context.onProgress?.({
+      resource: this.resource,
+      pages: this.pages,
+      records: this.seen.size,
+      expected: this.countBefore,
+      bucketUsed: bucket.used,
+      bucketMax: bucket.max,
+      retries: this.retries,
+    });
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}

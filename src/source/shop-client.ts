@@ -1,0 +1,167 @@
+import http from 'node:http';
+import https from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import got, { type Got } from 'got';
+import { API_PREFIX } from '../shopify/resources.js';
+import { parseCallLimit } from './bucket-model.js';
+import {
+  CrawlAbortedError,
+  RetriesExhaustedError,
+  ShopAuthError,
+  ShopError,
+  ShopHttpError,
+  ShopThrottledError,
+  ShopTransportError,
+} from './errors.js';
+import { Pacer } from './pacer.js';
+import { parseRetryAfterMs } from './retry-after.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry-policy.js';
+
+export interface ShopClientOptions {
+  /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
+  shopUrl: string;
+  token: string;
+  /** Most requests in flight; sizes the keep-alive pool. */
+  depth: number;
+  signal?: AbortSignal | undefined;
+  /** Total deadline of one HTTP exchange, body included (an idle timeout alone never fires on a trickling body). */
+  requestTimeoutMs?: number | undefined;
+  retry?: Partial<RetryPolicy> | undefined;
+}
+
+export interface ShopResponse<T> {
+  url: URL;
+  headers: http.IncomingHttpHeaders;
+  /** What the reader made of the body. */
+  value: T;
+  /** Attempts beyond the first that this response needed. */
+  retries: number;
+  /** Duration of the successful HTTP exchange alone (no pacing, no retries). */
+  elapsedMs: number;
+}
+
+/**
+ * Turns a 2xx body into a value, throwing ShopBodyError when the body is unusable; it runs inside the retry loop, so
+ * a truncated or garbled body is fetched again.
+ */
+export type BodyReader<T> = (text: string, shownUrl: string) => T;
+
+export interface RetryEvent {
+  url: URL;
+  attempt: number;
+  delayMs: number;
+  error: ShopError;
+}
+
+const BODY_EXCERPT = 200;
+
+/** The HTTP side of one shop: one got instance, one keep-alive pool, one pacer, one retry policy. */
+export class ShopClient {
+  readonly origin: string;
+  readonly pacer = new Pacer();
+  private readonly http: Got;
+  private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly policy: RetryPolicy;
+  private readonly signal: AbortSignal | undefined;
+
+  constructor(options: ShopClientOptions) {
+    const origin = new URL(options.shopUrl);
+    if (origin.protocol !== 'https:' && origin.protocol !== 'http:') {
+      throw new TypeError(`shop URL must be http(s): ${origin.protocol}`);
+    }
+    this.origin = origin.origin;
+    this.signal = options.signal;
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    const pool = { keepAlive: true, maxSockets: options.depth + 4 };
+    this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
+    this.http = got.extend({
+      headers: { 'x-shopify-access-token': options.token, accept: 'application/json' },
+      agent: this.agents,
+      followRedirect: false,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      timeout: { request: options.requestTimeoutMs ?? 120_000 },
+      responseType: 'text',
+    });
+  }
+
+  /** URL of `<resource>.json` (or any path under the API prefix) on this shop. */
+  apiUrl(path: string, query: Readonly<Record<string, string>> = {}): URL {
+    const url = new URL(`${API_PREFIX}/${path}`, this.origin);
+    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+    return url;
+  }
+
+  /** GET with pacing and retries; resolves with what `read` made of the body, or throws a ShopError. */
+  async get<T>(url: URL, read: BodyReader<T>, onRetry?: (event: RetryEvent) => void): Promise<ShopResponse<T>> {
+    const started = performance.now();
+    let throttled = 0;
+    let failed = 0;
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(url, read).then(
+        (response) => ({ response }),
+        (caught: unknown) => ({ error: this.asShopError(url, caught) }),
+      );
+      if ('response' in outcome) return { ...outcome.response, retries: attempt - 1 };
+      const failure = outcome.error;
+      if (!failure.retryable) throw failure;
+      if (failure instanceof ShopThrottledError) throttled++;
+      else failed++;
+      const delayMs = retryDelayMs(this.policy, failure, failed + throttled, Math.random());
+      if (
+        failed >= this.policy.maxAttempts ||
+        throttled >= this.policy.maxThrottledAttempts ||
+        performance.now() + delayMs - started > this.policy.budgetMs
+      ) {
+        throw new RetriesExhaustedError(redact(url), attempt, failure);
+      }
+      if (failure instanceof ShopThrottledError && failure.bucketHadRoom) this.pacer.pause(delayMs);
+      onRetry?.({ url, attempt, delayMs, error: failure });
+      try {
+        await sleep(delayMs, undefined, { signal: this.signal });
+      } catch (abort) {
+        throw new CrawlAbortedError(abort);
+      }
+    }
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private async attempt<T>(url: URL, read: BodyReader<T>): Promise<Omit<ShopResponse<T>, 'retries'>> {
+    const ticket = await this.pacer.acquire(this.signal);
+    const response = await this.http.get(url, { signal: this.signal });
+    const elapsedMs = performance.now() - ticket.sendMs;
+    const headers = response.headers;
+    const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
+    this.pacer.observe(ticket, callLimit, response.statusCode);
+    const status = response.statusCode;
+    const shown = redact(url);
+    if (status >= 200 && status < 300) return { url, headers, value: read(response.body, shown), elapsedMs };
+    const excerpt = response.body.slice(0, BODY_EXCERPT).replace(/\s+/g, ' ');
+    const retryAfterMs = parseRetryAfterMs(headers['retry-after'], Date.now());
+    if (status === 401) throw new ShopAuthError(shown, excerpt);
+    if (status === 429) {
+      const limit = parseCallLimit(callLimit);
+      const bucketHadRoom = limit !== undefined && limit.used < limit.max - 1;
+      this.pacer.markRefused(bucketHadRoom);
+      throw new ShopThrottledError(shown, excerpt, retryAfterMs, bucketHadRoom);
+    }
+    throw new ShopHttpError(status, shown, excerpt, { retryAfterMs });
+  }
+
+  private asShopError(url: URL, error: unknown): ShopError {
+    if (error instanceof ShopError) return error;
+    if (this.signal?.aborted) return new CrawlAbortedError(error);
+    return new ShopTransportError(redact(url), error);
+  }
+}
+
+/** page_info cursors are opaque and long; messages keep the path and the other parameters. */
+function redact(url: URL): string {
+  const shown = new URL(url);
+  if (shown.searchParams.has('page_info')) shown.searchParams.set('page_info', '…');
+  return shown.toString();
+}

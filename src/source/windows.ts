@@ -1,0 +1,72 @@
+/**
+ * `created_at` windows. created_at never changes, so a record stays in one window however often it is updated, and
+ * inside a window we page by `since_id` (id order, also immutable): nothing can slide past the crawl.
+ *
+ * Shopify's docs disagree on whether `created_at_min/max` are inclusive, and timestamps have whole seconds. Adjacent
+ * windows therefore overlap by one second: `[…, t]` and `[t - 1 s, …]`. A record at any second lies strictly inside
+ * one of them whatever the server's reading, and the rare record on a boundary second is fetched twice and deduplicated.
+ */
+export interface CreatedWindow {
+  /** Epoch ms (whole seconds) or undefined for "from the beginning". */
+  minMs?: number | undefined;
+  /** Epoch ms (whole seconds) or undefined for "up to now and whatever is created during the crawl". */
+  maxMs?: number | undefined;
+}
+
+const SECOND = 1000;
+
+/** `2024-03-01T12:00:00Z`: ISO 8601 in UTC, whole seconds. */
+export function formatFilterTime(ms: number): string {
+  return new Date(Math.floor(ms / SECOND) * SECOND).toISOString().replace('.000Z', 'Z');
+}
+
+export function windowFilters(window: CreatedWindow): Record<string, string> {
+  const filters: Record<string, string> = {};
+  if (window.minMs !== undefined) filters.created_at_min = formatFilterTime(window.minMs);
+  if (window.maxMs !== undefined) filters.created_at_max = formatFilterTime(window.maxMs);
+  return filters;
+}
+
+/**
+ * `count` windows covering all time: the first open below, the last open above, inner boundaries spread evenly over
+ * [fromMs, toMs]. Fewer windows when the span has too few seconds.
+ */
+export function planWindows(fromMs: number, toMs: number, count: number): CreatedWindow[] {
+  const from = Math.ceil(fromMs / SECOND);
+  const to = Math.floor(toMs / SECOND);
+  const boundaries: number[] = [];
+  for (let i = 1; i < count; i++) {
+    const at = from + Math.round(((to - from) * i) / count);
+    if (at > from && at < to && at > (boundaries.at(-1) ?? from) + 1) boundaries.push(at);
+  }
+  const windows: CreatedWindow[] = [];
+  let minMs: number | undefined;
+  for (const at of boundaries) {
+    windows.push({ minMs, maxMs: at * SECOND });
+    minMs = (at - 1) * SECOND;
+  }
+  windows.push({ minMs });
+  return windows;
+}
+
+/**
+ * Splits the part of `window` after `progressMs` (the created_at reached so far) at `atMs`: the left half keeps the
+ * crawl's position, the right half is new work. Undefined when the remaining span is too short to split.
+ */
+export function splitWindow(window: CreatedWindow, atMs: number): [CreatedWindow, CreatedWindow] | undefined {
+  const at = Math.round(atMs / SECOND) * SECOND;
+  if (window.minMs !== undefined && at - SECOND <= window.minMs) return undefined;
+  if (window.maxMs !== undefined && at >= window.maxMs) return undefined;
+  return [
+    { minMs: window.minMs, maxMs: at },
+    { minMs: at - SECOND, maxMs: window.maxMs },
+  ];
+}
+
+/** Whether a record created at `createdMs` may legitimately be returned for `window` (boundaries either way). */
+export function inWindow(window: CreatedWindow, createdMs: number): boolean {
+  return (
+    (window.minMs === undefined || createdMs >= window.minMs - SECOND) &&
+    (window.maxMs === undefined || createdMs <= window.maxMs + SECOND)
+  );
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { BucketModel, parseCallLimit } from '../../src/source/bucket-model.js';
+
+describe('parseCallLimit', () => {
+  it.each([
+    ['1/40', { used: 1, max: 40 }],
+    [' 39 / 400 ', { used: 39, max: 400 }],
+    [undefined, undefined],
+    ['40', undefined],
+    ['a/40', undefined],
+    ['1/0', undefined],
+  ])('%s', (header, expected) => {
+    expect(parseCallLimit(header)).toEqual(expected);
+  });
+});
+
+describe('BucketModel', () => {
+  it('lets a burst up to the headroom through before any header, then waits', () => {
+    const model = new BucketModel(2);
+    for (let i = 0; i < 38; i++) {
+      expect(model.waitMs(0)).toBe(0);
+      model.send(0);
+    }
+    expect(model.waitMs(0)).toBeGreaterThan(0);
+  });
+
+  it('waits for the leak, at the tier rate until the real rate is learned', () => {
+    const model = new BucketModel(2);
+    const seq = model.send(0);
+    model.observe({ sendMs: 0, seq, used: 38 }, 40, 0);
+    // 38 used of 40 with 2 kept free: one more needs one request to leak at 40/20 = 2 per second.
+    expect(model.waitMs(0)).toBe(500);
+    expect(model.waitMs(500)).toBe(0);
+  });
+
+  it('never believes in more room than a header proves', () => {
+    const model = new BucketModel(0);
+    model.send(0);
+    model.observe({ sendMs: 0, seq: 1, used: 30 }, 40, 100);
+    expect(model.levelAt(100)).toBeCloseTo(30 - 0.2, 5);
+  });
+
+  it.each([
+    ['standard 40 @ 2/s', 40, 2],
+    ['40 @ 20/s', 40, 20],
+    ['Plus 400 @ 20/s', 400, 20],
+    ['80 @ 4/s', 80, 4],
+  ])('learns the leak rate of a %s bucket kept busy', (_name, max, leak) => {
+    const model = new BucketModel(2);
+    // Simulate a server bucket fed by our sends at 1.5× its leak rate, starting half full.
+    let serverLevel = max / 2;
+    let lastMs = 0;
+    for (let t = 0; t <= 5000; t += 1000 / (leak * 1.5)) {
+      serverLevel = Math.max(0, serverLevel - ((t - lastMs) * leak) / 1000);
+      lastMs = t;
+      if (serverLevel + 1 > max) continue;
+      serverLevel += 1;
+      const seq = model.send(t);
+      model.observe({ sendMs: t, seq, used: Math.round(serverLevel) }, max, t);
+    }
+    expect(model.leakPerSecond).toBeGreaterThan(leak * 0.8);
+    expect(model.leakPerSecond).toBeLessThan(leak * 1.2);
+  });
+
+  it('treats a bucket 429 as a full bucket and trusts its leak estimate less, once per overflow episode', () => {
+    const model = new BucketModel(3);
+    model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
+    for (const at of [0, 1, 2]) model.markRefused(at, true);
+    expect(model.levelAt(2)).toBe(40);
+    // 40 → 37 needs 4 requests to leak at 2/s × 0.85 (one backoff for three 429s of the same burst).
+    expect(model.leakPerSecond).toBeCloseTo(1.7, 9);
+    expect(model.waitMs(2)).toBe(Math.ceil((4 / 1.7) * 1000));
+  });
+
+  it('ignores a 429 that came while the bucket had room', () => {
+    const model = new BucketModel(3);
+    model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
+    model.markRefused(0, false);
+    expect(model.leakPerSecond).toBe(2);
+    expect(model.waitMs(0)).toBe(0);
+  });
+});

@@ -1,0 +1,87 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startShop } from '../../src/simulator/index.js';
+import { CrawlAbortedError } from '../../src/source/errors.js';
+import { type CrawlProgress, openShopSession } from '../../src/source/index.js';
+
+type RunningShop = Awaited<ReturnType<typeof startShop>>;
+const shops: RunningShop[] = [];
+afterEach(async () => {
+  for (const shop of shops.splice(0)) await shop.close();
+});
+
+async function shopWith(options: Parameters<typeof startShop>[0]): Promise<RunningShop> {
+  const shop = await startShop(options);
+  shops.push(shop);
+  return shop;
+}
+
+/** Polls until the shop has seen no new request for a while, then returns its request count. */
+async function settledRequests(shop: RunningShop): Promise<number> {
+  let last = -1;
+  for (;;) {
+    const now = shop.stats().requests;
+    if (now === last) return now;
+    last = now;
+    await sleep(150);
+  }
+}
+
+describe('crawl flow', { timeout: 60_000 }, () => {
+  it('slows down to a slow consumer (backpressure) and still delivers every record', async () => {
+    const shop = await shopWith({ seed: 11, products: 0, customers: 0, orders: 6000 });
+    const session = openShopSession({ shopUrl: shop.url, token: shop.token, depth: 4 });
+    const { records, report } = session.crawl('orders');
+    const iterator = records[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.done).toBe(false);
+    const stalled = await settledRequests(shop);
+    // 24 pages and two counts make a complete crawl; a consumer that stopped reading holds it well short of that.
+    expect(stalled).toBeLessThan(15);
+    const ids = new Set([(first.value as { id: string }).id]);
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) ids.add(next.value.id);
+    expect(ids.size).toBe(6000);
+    expect((await report).exported).toBe(6000);
+    session.close();
+  });
+
+  it('reports progress with the expected total, pages, records and bucket', async () => {
+    const shop = await shopWith({ seed: 12, products: 0, customers: 900, orders: 0, rate: 'plus' });
+    const events: CrawlProgress[] = [];
+    const session = openShopSession({ shopUrl: shop.url, token: shop.token, onProgress: (p) => events.push(p) });
+    const { records, report } = session.crawl('customers');
+    for await (const _ of records);
+    const done = await report;
+    session.close();
+    const last = events.at(-1) as CrawlProgress;
+    expect(last).toMatchObject({
+      resource: 'customers',
+      records: 900,
+      expected: 900,
+      pages: done.pages,
+      bucketMax: 400,
+    });
+    expect(events.map((e) => e.records)).toEqual([...events.map((e) => e.records)].sort((a, b) => a - b));
+  });
+
+  it('stops sending when aborted and reports the cancellation', async () => {
+    const shop = await shopWith({
+      seed: 13,
+      products: 0,
+      customers: 0,
+      orders: 5000,
+      latency: { baseMs: 30, perRecordMs: 0 },
+    });
+    const controller = new AbortController();
+    const session = openShopSession({ shopUrl: shop.url, token: shop.token, depth: 3, signal: controller.signal });
+    const { records, report } = session.crawl('orders');
+    const iterated = (async () => {
+      for await (const _ of records) controller.abort();
+    })();
+    await expect(report).rejects.toBeInstanceOf(CrawlAbortedError);
+    await expect(iterated).rejects.toBeInstanceOf(CrawlAbortedError);
+    const afterAbort = await settledRequests(shop);
+    expect(afterAbort).toBeLessThan(15);
+    session.close();
+  });
+});

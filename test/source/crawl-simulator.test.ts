@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
+import { type ShopOptions, startShop } from '../../src/simulator/index.js';
+import { openShopSession, type ResourceCrawlReport } from '../../src/source/index.js';
+
+type RunningShop = Awaited<ReturnType<typeof startShop>>;
+const shops: RunningShop[] = [];
+afterEach(async () => {
+  for (const shop of shops.splice(0)) await shop.close();
+});
+
+const FAST_RETRIES = { baseDelayMs: 5, maxDelayMs: 50, maxAttempts: 10, maxThrottledAttempts: 40 };
+
+async function shopWith(options: ShopOptions): Promise<RunningShop> {
+  const shop = await startShop(options);
+  shops.push(shop);
+  return shop;
+}
+
+function idsOf(shop: RunningShop, resource: ResourceName): string[] {
+  return [...shop.records(resource)].map((record) => String(record.id));
+}
+
+/** Crawls all three resources at once and returns every emitted id (duplicates kept, to prove there are none). */
+async function crawlAll(shop: RunningShop, depth = 20) {
+  const session = openShopSession({ shopUrl: shop.url, token: shop.token, depth, retry: FAST_RETRIES });
+  const results = await Promise.all(
+    RESOURCES.map(async (resource) => {
+      const { records, report } = session.crawl(resource);
+      const ids: string[] = [];
+      for await (const record of records) {
+        expect(record.raw).toContain(`"id":${record.id}`);
+        ids.push(record.id);
+      }
+      return [resource, { ids, report: await report }] as const;
+    }),
+  );
+  session.close();
+  return Object.fromEntries(results) as Record<ResourceName, { ids: string[]; report: ResourceCrawlReport }>;
+}
+
+function expectExactly(crawled: { ids: string[] }, expected: string[]) {
+  expect(crawled.ids.length).toBe(new Set(crawled.ids).size);
+  expect([...crawled.ids].sort()).toEqual([...expected].sort());
+}
+
+// Real HTTP with simulated latency, retries and Retry-After pauses: far above vitest's default 5 s.
+describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
+  it('exports exactly every record of an unlimited shop, ids above 2^53 included', async () => {
+    const shop = await shopWith({ seed: 3, products: 700, customers: 1100, orders: 2600, bigIdShare: 0.05 });
+    const crawled = await crawlAll(shop);
+    for (const resource of RESOURCES) {
+      const expected = idsOf(shop, resource);
+      expect(expected.some((id) => BigInt(id) > BigInt(Number.MAX_SAFE_INTEGER))).toBe(true);
+      expectExactly(crawled[resource], expected);
+      const report = crawled[resource].report;
+      expect(report.countBefore).toBe(expected.length);
+      expect(report.countAfter).toBe(expected.length);
+      expect(report.exported).toBe(expected.length);
+      expect(report.strategy).toMatch(/since_id/);
+    }
+    // Orders were split into several windows that ran in parallel.
+    expect(crawled.orders.report.strategy).not.toMatch(/in 1 created_at window$/);
+  });
+
+  it.each([
+    ['standard (40 @ 2/s)', 'standard' as const],
+    ['plus (400 @ 20/s)', 'plus' as const],
+  ])('exports exactly every record of a %s shop', async (_name, rate) => {
+    const shop = await shopWith({ seed: 4, products: 300, customers: 400, orders: 800, rate, bigIdShare: 0.02 });
+    const crawled = await crawlAll(shop);
+    for (const resource of RESOURCES) expectExactly(crawled[resource], idsOf(shop, resource));
+    expect(shop.stats().throttled).toBe(0);
+  });
+
+  it('keeps a small, fast bucket nearly full without overflowing it', async () => {
+    const shop = await shopWith({
+      seed: 5,
+      products: 1500,
+      customers: 1500,
+      orders: 1500,
+      rate: { bucket: 8, leakPerSecond: 40 },
+      latency: { baseMs: 20, perRecordMs: 0 },
+    });
+    const crawled = await crawlAll(shop);
+    for (const resource of RESOURCES) expectExactly(crawled[resource], idsOf(shop, resource));
+    const stats = shop.stats();
+    expect(stats.throttled).toBeLessThanOrEqual(Math.ceil(stats.requests * 0.05));
+  });
+
+  it('survives 5xx bursts, resets, truncated bodies and a 429 storm with the exact record set', async () => {
+    const shop = await shopWith({
+      seed: 6,
+      products: 600,
+      customers: 600,
+      orders: 1200,
+      bigIdShare: 0.02,
+      faults: {
+        serverErrorRate: 0.1,
+        serverErrorBurst: 2,
+        resetRate: 0.08,
+        truncateRate: 0.08,
+        throttleStormRate: 0.04,
+      },
+    });
+    const crawled = await crawlAll(shop);
+    for (const resource of RESOURCES) expectExactly(crawled[resource], idsOf(shop, resource));
+    const retries = RESOURCES.reduce((sum, resource) => sum + crawled[resource].report.retries, 0);
+    expect(retries).toBeGreaterThan(0);
+  });
+
+  it('falls back to one Link chain when the shop ignores filters, without losing or duplicating', async () => {
+    const shop = await shopWith({
+      seed: 7,
+      products: 500,
+      customers: 700,
+      orders: 900,
+      faults: { ignoreFilters: true },
+    });
+    const crawled = await crawlAll(shop);
+    for (const resource of RESOURCES) {
+      expectExactly(crawled[resource], idsOf(shop, resource));
+      expect(crawled[resource].report.strategy).toMatch(/Link chain/);
+    }
+  });
+
+  it('misses no record that existed throughout while records change during the crawl', async () => {
+    const shop = await shopWith({
+      seed: 8,
+      products: 600,
+      customers: 900,
+      orders: 1500,
+      latency: { baseMs: 5, perRecordMs: 0 },
+      faults: { churn: { everyRequests: 1 } },
+    });
+    const before = Object.fromEntries(RESOURCES.map((r) => [r, new Set(idsOf(shop, r))]));
+    const crawled = await crawlAll(shop, 6);
+    let changed = 0;
+    for (const resource of RESOURCES) {
+      const after = new Set(idsOf(shop, resource));
+      changed += [...after].filter((id) => !before[resource]?.has(id)).length;
+      const emitted = crawled[resource].ids;
+      expect(emitted.length).toBe(new Set(emitted).size);
+      const throughout = [...(before[resource] as Set<string>)].filter((id) => after.has(id));
+      const missing = throughout.filter((id) => !emitted.includes(id));
+      expect(missing).toEqual([]);
+      const invented = emitted.filter((id) => !before[resource]?.has(id) && !after.has(id));
+      expect(invented).toEqual([]);
+    }
+    // The shop really changed under the crawl.
+    expect(changed).toBeGreaterThan(5);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { ShopBodyError } from '../../src/source/errors.js';
+import { readCount, scanListPage } from '../../src/source/list-page.js';
+
+describe('scanListPage', () => {
+  it('slices each record exactly, with its exact id and created_at, and parses it losslessly on demand', () => {
+    const text =
+      '{"orders":[{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1}],' +
+      '"note":"a \\"quoted\\" ] } [ {"} , { "id" : 5 , "note":"\\\\"}]}';
+    const records = scanListPage(text, 'orders', 'u');
+    expect(records.map((r) => [r.id, r.createdAt])).toEqual([
+      ['9007199254740993', '2020-01-01T00:00:00-05:00'],
+      ['5', undefined],
+    ]);
+    expect(records[0]?.raw).toBe(
+      '{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1}],"note":"a \\"quoted\\" ] } [ {"}',
+    );
+    expect(records[0]?.record.id).toBe(9007199254740993n);
+    expect(records[1]?.record).toEqual({ id: 5, note: '\\' });
+  });
+
+  it.each([
+    ['an empty list', '{"customers":[]}', 0],
+    ['a nested id only', '{"customers":[{"id":7,"addresses":[{"id":8}]}]}', 1],
+  ])('reads %s', (_name, text, count) => {
+    expect(scanListPage(text, 'customers', 'u')).toHaveLength(count);
+  });
+
+  it.each([
+    ['a truncated body', '{"orders":[{"id":1},{"id":2,"note":"ab'],
+    ['a body cut between records', '{"orders":[{"id":1},'],
+    ['another envelope', '{"products":[{"id":1}]}'],
+    ['a record without id', '{"orders":[{"name":"x"}]}'],
+    ['a string id', '{"orders":[{"id":"1"}]}'],
+    ['a list of numbers', '{"orders":[1,2]}'],
+    ['an HTML page', '<html>oops</html>'],
+  ])('rejects %s as an unusable body', (_name, text) => {
+    expect(() => scanListPage(text, 'orders', 'u')).toThrow(ShopBodyError);
+  });
+});
+
+describe('readCount', () => {
+  it.each([
+    ['{"count":12}', 12],
+    ['{"count":0}', 0],
+  ])('%s', (text, expected) => {
+    expect(readCount(text, 'u')).toBe(expected);
+  });
+
+  it.each(['{"count":-1}', '{"count":"3"}', '{"count":1', '{}'])('rejects %s', (text) => {
+    expect(() => readCount(text, 'u')).toThrow(ShopBodyError);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { RecordChannel } from '../../src/source/record-channel.js';
+
+describe('RecordChannel', () => {
+  it('delivers every item in order and ends on close', async () => {
+    const channel = new RecordChannel<number>(2);
+    const producing = (async () => {
+      for (let i = 0; i < 10; i++) await channel.push(i);
+      channel.close();
+    })();
+    const seen: number[] = [];
+    for await (const item of channel) seen.push(item);
+    await producing;
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('holds producers while the buffer is full (backpressure)', async () => {
+    const channel = new RecordChannel<number>(3);
+    let pushed = 0;
+    const producing = (async () => {
+      for (let i = 0; i < 10; i++) {
+        await channel.push(i);
+        pushed++;
+      }
+      channel.close();
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pushed).toBe(3);
+    const iterator = channel[Symbol.asyncIterator]();
+    await iterator.next();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pushed).toBe(4);
+    for (let result = await iterator.next(); !result.done; result = await iterator.next());
+    await producing;
+    expect(pushed).toBe(10);
+  });
+
+  it('throws the failure to the consumer after the buffered items', async () => {
+    const channel = new RecordChannel<number>(5);
+    await channel.push(1);
+    channel.fail(new Error('boom'));
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const item of channel) seen.push(item);
+      })(),
+    ).rejects.toThrow('boom');
+    expect(seen).toEqual([1]);
+  });
+
+  it('releases blocked producers when the consumer stops early', async () => {
+    const channel = new RecordChannel<number>(1);
+    const producing = (async () => {
+      for (let i = 0; i < 5; i++) await channel.push(i);
+    })();
+    for await (const _ of channel) break;
+    await expect(producing).rejects.toThrow(/consumer stopped/);
+  });
+});
