@@ -1,6 +1,8 @@
 import { StorageError } from '../storage/storage.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
+/** File-system failures of the destination or its staging area (errors that carry a path). */
+const DESTINATION_ERRNOS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST']);
 const USAGE_CODES = new Set(['ERR_USAGE', 'ERR_SHOP_ADDRESS', 'ERR_JOB_FILE', 'ERR_TOKEN_SOURCE']);
 
 /**
@@ -19,6 +21,9 @@ export function describeFailure(error: unknown): { message: string; exitCode: Ex
     if (code === 'ERR_LEASE_HELD') return { message, exitCode: EXIT.busy };
     if (status === 401 || status === 403) return { message, exitCode: EXIT.auth };
     if (status === 402 || status === 423) return { message, exitCode: EXIT.shopUnavailable };
+    if (typeof code === 'string' && DESTINATION_ERRNOS.has(code) && 'path' in current) {
+      return { message, exitCode: EXIT.destination };
+    }
     if (current instanceof StorageError && current.code !== 'ERR_STORAGE_INTEGRITY') {
       return { message, exitCode: EXIT.destination };
     }
