@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Storage } from '../storage/storage.js';
-import { StorageError } from '../storage/storage.js';
+import { readObjectText, StorageError } from '../storage/storage.js';
 
 export const LEASE_NAME = 'lease.json';
 /** A lease not renewed for this long belongs to a dead run and may be taken over. Live runs renew every third. */
@@ -93,9 +93,7 @@ export async function acquireLease(
 
 async function readLease(storage: Storage, key: string): Promise<LeaseBody | undefined> {
   try {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as LeaseBody;
+    return JSON.parse(await readObjectText(storage, key)) as LeaseBody;
   } catch {
     // Missing or half-written by a crashed run: treat as expired.
     return undefined;

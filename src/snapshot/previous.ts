@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/storage.js';
+import { readObjectText, type Storage } from '../storage/storage.js';
 import { MANIFEST_NAME, type Manifest, parseManifest } from './manifest.js';
 import { isSnapshotId } from './snapshot-id.js';
 
@@ -17,9 +17,7 @@ export async function findPreviousManifest(
   }
   for (const id of ids.sort().reverse()) {
     const key = `${shopKey}/${id}/${MANIFEST_NAME}`;
-    const chunks: Buffer[] = [];
-    for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
-    const manifest = parseManifest(Buffer.concat(chunks).toString('utf8'), `${storage.location}/${key}`);
+    const manifest = parseManifest(await readObjectText(storage, key), `${storage.location}/${key}`);
     if (manifest.status === 'complete') return manifest;
   }
   return undefined;

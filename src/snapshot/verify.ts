@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { countRows } from '../sink/count-rows.js';
-import type { Storage } from '../storage/storage.js';
+import { readObjectText, type Storage } from '../storage/storage.js';
 import { MANIFEST_NAME, type ManifestFile, parseManifest } from './manifest.js';
 
 export interface VerifyReport {
@@ -26,7 +26,7 @@ export function verifyPassed(report: VerifyReport): boolean {
  */
 export async function verifySnapshot(storage: Storage, prefix: string): Promise<VerifyReport> {
   const manifestKey = `${prefix}/${MANIFEST_NAME}`;
-  const manifest = parseManifest(await readText(storage, manifestKey), `${storage.location}/${manifestKey}`);
+  const manifest = parseManifest(await readObjectText(storage, manifestKey), `${storage.location}/${manifestKey}`);
   const report: VerifyReport = {
     location: `${storage.location}/${prefix}`,
     checked: 0,
@@ -88,10 +88,4 @@ async function checkFile(
   } finally {
     await rm(local, { force: true });
   }
-}
-
-async function readText(storage: Storage, key: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -73,3 +73,10 @@ export function assertSafeKey(key: string): void {
     throw new StorageError('ERR_STORAGE_KEY', `refusing unsafe storage key ${JSON.stringify(key)}`);
   }
 }
+
+/** The whole object as UTF-8 text: for small objects only (manifests, leases). */
+export async function readObjectText(storage: Storage, key: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
