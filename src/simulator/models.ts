@@ -184,3 +184,9 @@ export function orderModel(ctx: GenContext): ResourceModel<OrderFacts> {
     idSort: idSort(),
   };
 }
+
+/** The model with `fields` appended to every record it builds (a newer API version's additions). */
+export function withUnknownFields<F extends BaseFacts>(model: ResourceModel<F>, fields: JsonObject): ResourceModel<F> {
+  if (Object.keys(fields).length === 0) return model;
+  return { ...model, build: (facts) => ({ ...model.build(facts), ...fields }) };
+}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { JsonObject } from '../shopify/json.js';
 import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
 
 export type { RatePreset } from './rate-limit.js';
@@ -51,6 +52,11 @@ export interface ShopOptions {
   port?: number;
   /** products.json without `status` lists only active products, as Shopify documents. @default true */
   productsDefaultActiveOnly?: boolean;
+  /**
+   * Added to every generated record of every resource, after its own fields: fields the client's schema does not
+   * know, as Shopify adds them over time. @default {}
+   */
+  unknownFields?: JsonObject;
   faults?: FaultOptions;
 }
 
@@ -63,6 +69,7 @@ export interface ResolvedShopOptions {
   token: string;
   port: number;
   productsDefaultActiveOnly: boolean;
+  unknownFields: JsonObject;
   faults: FaultOptions;
 }
 
@@ -105,6 +112,7 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     token: options.token ?? `shpat_${randomBytes(16).toString('hex')}`,
     port: options.port ?? 0,
     productsDefaultActiveOnly: options.productsDefaultActiveOnly ?? true,
+    unknownFields: options.unknownFields ?? {},
     faults: options.faults ?? {},
   };
 }

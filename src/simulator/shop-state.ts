@@ -3,7 +3,7 @@ import type { ResourceName } from '../shopify/resources.js';
 import { FaultPlan } from './faults.js';
 import { createContext, type GenContext } from './generate/context.js';
 import type { AnyFacts, CustomerFacts, OrderFacts, ProductFacts } from './generate/facts.js';
-import { customerModel, orderModel, productModel } from './models.js';
+import { customerModel, orderModel, productModel, withUnknownFields } from './models.js';
 import type { FaultOptions, ResolvedShopOptions } from './options.js';
 import { LeakyBucket } from './rate-limit.js';
 import { ResourceStore } from './store.js';
@@ -28,11 +28,12 @@ export class ShopState {
 
   constructor(readonly options: ResolvedShopOptions) {
     this.ctx = createContext(options.seed, options.sizes, options.bigIdShare);
+    const unknown = options.unknownFields;
     this.stores = {
-      products: new ResourceStore(productModel(this.ctx), this.ctx.ids.products, null),
-      customers: new ResourceStore(customerModel(this.ctx), this.ctx.ids.customers, null),
+      products: new ResourceStore(withUnknownFields(productModel(this.ctx), unknown), this.ctx.ids.products, null),
+      customers: new ResourceStore(withUnknownFields(customerModel(this.ctx), unknown), this.ctx.ids.customers, null),
       // Generated orders are created in index order, so newest-first is highest index first.
-      orders: new ResourceStore(orderModel(this.ctx), this.ctx.ids.orders, 'descending'),
+      orders: new ResourceStore(withUnknownFields(orderModel(this.ctx), unknown), this.ctx.ids.orders, 'descending'),
     };
     this.faults = new FaultPlan(options.faults, options.seed);
   }

@@ -2,13 +2,18 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readNdjsonSql, sqlIdentifier, sqlString, withDuckDb } from '../../src/sink/duckdb.js';
 import type { WrittenFile } from '../../src/sink/written-file.js';
-import type { TableSchema } from '../../src/transform/schema.js';
+import { type Column, SQL_TYPES, type TableSchema } from '../../src/transform/schema.js';
 
 export interface ReadBack {
   /** DuckDB's type of each column, as DESCRIBE reports it. */
   types: Record<string, string>;
   /** Every cell cast to VARCHAR by DuckDB, so exactness is compared digit by digit. */
   rows: Record<string, string | null>[];
+}
+
+/** The type DESCRIBE reports for a declared column (DuckDB spells TIMESTAMPTZ out). */
+export function describedType(column: Column): string {
+  return column.type === 'timestamp' ? 'TIMESTAMP WITH TIME ZONE' : SQL_TYPES[column.type];
 }
 
 /** Reads written files back with DuckDB: NDJSON parts with the declared columns, Parquet parts as they are. */
