@@ -190,4 +190,17 @@ describe('S3Storage through a recording proxy', () => {
     expect(proxy.count('ListMultipartUploads')).toBe(3);
     expect(await storage.abortIncompleteUploads('run/')).toBe(0);
   });
+
+  // s3rver answers ListMultipartUploads with 501: a store that cannot list uploads leaves nothing for us to sweep.
+  it.each([
+    [501, 'NotImplemented', 0],
+    [403, 'AccessDenied', 'ERR_STORAGE_ACCESS'],
+    [503, 'SlowDown', 'ERR_STORAGE_IO'],
+  ])('abortIncompleteUploads answered %i %s: %s', async (status, code, expected) => {
+    proxy.setFault((r) => (r.op === 'ListMultipartUploads' ? { status, code } : undefined));
+    const outcome = await viaProxy({ maxAttempts: 1 })
+      .abortIncompleteUploads('run/')
+      .catch((error: { code: string }) => error.code);
+    expect(outcome).toBe(expected);
+  });
 });
