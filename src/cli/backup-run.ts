@@ -22,6 +22,10 @@ export interface BackupRequest {
   s3: S3Settings;
   json: boolean;
   verbose: boolean;
+  /** Start over instead of resuming an unfinished snapshot. */
+  fresh?: boolean;
+  checkpointIntervalMs?: number;
+  leaseTtlMs?: number;
 }
 
 export function parseList<T extends string>(value: string | string[], allowed: readonly T[], what: string): T[] {
@@ -64,6 +68,9 @@ export async function runBackupFromCli(request: BackupRequest, logger: Logger): 
         logger,
         signal,
         onProgress: progress.update,
+        fresh: request.fresh,
+        parts: request.checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs: request.checkpointIntervalMs },
+        leaseTtlMs: request.leaseTtlMs,
       }),
     );
     progress.finish(result.manifest);

@@ -1,29 +1,27 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { mkdir, rm } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
+import { crashPoint } from '../crash-point.js';
 import type { Logger } from '../log.js';
 import { API_VERSION, type ResourceName } from '../shopify/resources.js';
-import { countRows } from '../sink/count-rows.js';
-import { convertToParquet } from '../sink/parquet.js';
-import { RawArchiveWriter } from '../sink/raw-archive-writer.js';
-import { TableWriter } from '../sink/table-writer.js';
-import type { WrittenFile } from '../sink/written-file.js';
-import { checkCounts } from '../snapshot/count-check.js';
 import { acquireLease } from '../snapshot/lease.js';
-import type { Manifest, ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
+import type { Manifest, ResourceSummary } from '../snapshot/manifest.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, serializeManifest } from '../snapshot/manifest.js';
 import { detectShrink, findPreviousManifest } from '../snapshot/previous.js';
-import { newSnapshotId } from '../snapshot/snapshot-id.js';
-import type { CrawlProgress, ShopSession } from '../source/index.js';
+import type { CrawlProgress } from '../source/index.js';
 import { openShopSession } from '../source/index.js';
-import { hashFile } from '../storage/local-dir-storage.js';
 import type { Storage } from '../storage/storage.js';
-import { SCHEMA_VERSION, tablesFor } from '../transform/index.js';
-import { toRows } from '../transform/to-rows.js';
+import { SCHEMA_VERSION } from '../transform/index.js';
+import type { OutputFormat } from './output-format.js';
+import { DEFAULT_PART_POLICY, exportResource, type PartPolicy } from './resource-export.js';
+import { discardCheckpoint, openCheckpoint } from './resume.js';
+import { SnapshotCommitter } from './snapshot-committer.js';
 
-export type OutputFormat = 'parquet' | 'ndjson' | 'raw';
+export type { OutputFormat } from './output-format.js';
+export { IntegrityError } from './snapshot-committer.js';
 
 export interface BackupOptions {
   shop: ShopAddress;
@@ -38,6 +36,14 @@ export interface BackupOptions {
   signal?: AbortSignal;
   onProgress?: (progress: CrawlProgress) => void;
   now?: () => Date;
+  /** Start a new snapshot even when an unfinished one could be resumed (which is then removed). */
+  fresh?: boolean;
+  /** An unfinished snapshot started longer ago than this is not resumed but removed (default 24 h). */
+  resumeMaxAgeMs?: number;
+  /** When parts are finished and progress is checkpointed (tests use small values). */
+  parts?: Partial<PartPolicy>;
+  /** Lease time-to-live (default LEASE_TTL_MS); tests shorten it to resume quickly after a killed run. */
+  leaseTtlMs?: number;
 }
 
 export interface BackupResult {
@@ -46,61 +52,78 @@ export interface BackupResult {
   location: string;
 }
 
-export class IntegrityError extends Error {
-  override name = 'IntegrityError';
-  readonly code = 'ERR_INTEGRITY';
-}
-
 /**
- * One snapshot of one shop: crawl every resource in parallel, write rows and raw records into staging, convert to
- * Parquet, re-read every file, commit the files to storage, and write manifest.json last. Any failure before the
- * manifest leaves no manifest: the snapshot does not exist.
+ * One snapshot of one shop: crawl every resource in parallel; while crawling, finish parts at crawl barriers, convert
+ * them to Parquet, re-read and commit them to storage and checkpoint the progress; write manifest.json last. Any
+ * failure before the manifest leaves no manifest: the snapshot does not exist, and the next run resumes it from its
+ * last checkpoint (or starts over with `fresh`).
  */
 export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const now = options.now ?? (() => new Date());
-  const startedAt = now();
-  const snapshotId = newSnapshotId(startedAt);
-  const prefix = `${options.shop.key}/${snapshotId}`;
-  const staging = join(options.stagingRoot, options.shop.key, snapshotId);
-  const logger = options.logger.child({ shop: options.shop.key, snapshot: snapshotId });
-  const lease = await acquireLease(options.storage, options.shop.key);
+  const lease = await acquireLease(options.storage, options.shop.key, { ttlMs: options.leaseTtlMs });
+  const baseLogger = options.logger.child({ shop: options.shop.key });
+  let staging: string | undefined;
   try {
     // Holding the lease, no other run uploads for this shop: unfinished uploads are a killed run's leftovers.
     const aborted = await options.storage.abortIncompleteUploads?.(`${options.shop.key}/`);
-    if (aborted) logger.info({ aborted }, 'aborted unfinished uploads of an earlier run');
+    if (aborted) baseLogger.info({ aborted }, 'aborted unfinished uploads of an earlier run');
+    const checkpoint = await openCheckpoint({ ...options, now: now(), logger: baseLogger });
+    const snapshotId = checkpoint.snapshot_id;
+    const logger = baseLogger.child({ snapshot: snapshotId });
+    const prefix = `${options.shop.key}/${snapshotId}`;
+    staging = join(options.stagingRoot, options.shop.key, snapshotId);
+    // Whatever a killed run left in staging was never committed; the checkpoint knows what was.
+    await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    // Every request in flight listens to it: up to `depth` of them, plus the crawls.
+    setMaxListeners(0, signal);
     const session = openShopSession({
       shopUrl: options.shop.origin,
       token: options.token,
       depth: options.depth,
-      signal: options.signal,
+      signal,
       onProgress: options.onProgress,
       logger,
     });
-    // DuckDB conversions run one at a time across resources so memory stays bounded.
-    const conversions = new PQueue({ concurrency: 1 });
-    const exported = await Promise.all(
-      options.resources.map((resource) => exportResource(session, resource, staging, options.formats, conversions)),
+    const committer = new SnapshotCommitter({
+      storage: options.storage,
+      prefix,
+      staging,
+      formats: options.formats,
+      checkpoint,
+      conversions: new PQueue({ concurrency: 1 }),
+      logger,
+      signal,
+      requestsSent: () => session.stats().requests,
+    });
+    const policy = { ...DEFAULT_PART_POLICY, ...options.parts };
+    const exports = await Promise.allSettled(
+      options.resources.map((resource) =>
+        exportResource({ session, resource, committer, staging: staging as string, formats: options.formats, policy })
+          // One failed resource stops the others: the snapshot cannot complete anyway.
+          .catch((error: unknown) => {
+            stop.abort(error);
+            throw error;
+          }),
+      ),
     );
+    session.close();
     options.signal?.throwIfAborted();
-    const written = exported.flatMap((result) => result.files);
-    const files: ManifestFile[] = [];
-    for (const file of written) files.push(await reread(file, staging));
-    for (const file of files) {
-      options.signal?.throwIfAborted();
-      await options.storage.putFile(`${prefix}/${file.path}`, join(staging, ...file.path.split('/')), {
-        sha256: file.sha256,
-      });
-      logger.debug({ path: file.path, bytes: file.bytes }, 'committed file');
-    }
+    const failed = exports.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+
     const resources: Partial<Record<ResourceName, ResourceSummary>> = {};
-    for (const result of exported) resources[result.resource] = result.summary;
+    for (const resource of options.resources) resources[resource] = checkpoint.resources[resource]?.summary;
+    const files = committer.files();
+    const tableFormat = options.formats.find((format) => format !== 'raw');
     const tables: Record<string, { rows: number }> = {};
-    for (const file of files.filter((f) => f.format !== 'raw' && f.format === firstTableFormat(options.formats))) {
+    for (const file of files.filter((f) => f.format === tableFormat)) {
       tables[file.table] = { rows: (tables[file.table]?.rows ?? 0) + file.rows };
     }
     const shrink = detectShrink(await findPreviousManifest(options.storage, options.shop.key, snapshotId), resources);
-    const countsHold = exported.every((result) => result.summary.check !== 'mismatch');
+    const countsHold = Object.values(resources).every((summary) => summary?.check !== 'mismatch');
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,
       // A shrunken snapshot is kept but not promoted: the next run still compares against the last good one.
@@ -109,94 +132,35 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       api_version: API_VERSION,
       snapshot_id: snapshotId,
       schema_version: SCHEMA_VERSION,
-      started_at: startedAt.toISOString(),
+      started_at: checkpoint.started_at,
       finished_at: now().toISOString(),
       resources,
       tables,
       files,
+      ...(checkpoint.attempts > 0
+        ? {
+            resumed: {
+              attempts: checkpoint.attempts,
+              earlier_requests: checkpoint.earlier_requests,
+              requests: session.stats().requests,
+            },
+          }
+        : {}),
       ...(shrink.length > 0 ? { suspicious_shrink: shrink } : {}),
     };
     options.signal?.throwIfAborted();
     const body = serializeManifest(manifest);
+    crashPoint('before-manifest');
     await options.storage.putBytes(`${prefix}/${MANIFEST_NAME}`, body, {
       sha256: createHash('sha256').update(body).digest('hex'),
       ifNoneMatch: true,
     });
+    crashPoint('after-manifest');
     logger.info({ status: manifest.status }, 'snapshot committed');
+    await discardCheckpoint(options.storage, options.shop.key, logger);
     return { manifest, location: `${options.storage.location}/${prefix}` };
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    if (staging !== undefined) await rm(staging, { recursive: true, force: true });
     await lease.release();
   }
-}
-
-function firstTableFormat(formats: readonly OutputFormat[]): OutputFormat | undefined {
-  return formats.find((format) => format !== 'raw');
-}
-
-interface ResourceExport {
-  resource: ResourceName;
-  files: WrittenFile[];
-  summary: ResourceSummary;
-}
-
-async function exportResource(
-  session: ShopSession,
-  resource: ResourceName,
-  staging: string,
-  formats: readonly OutputFormat[],
-  conversions: PQueue,
-): Promise<ResourceExport> {
-  const crawl = session.crawl(resource);
-  const writers = new Map(
-    tablesFor(resource).map((table) => [table.name, new TableWriter({ dir: join(staging, 'ndjson'), table })]),
-  );
-  const raw = formats.includes('raw') ? new RawArchiveWriter({ dir: join(staging, 'raw'), resource }) : undefined;
-  let unknownFields = 0;
-  for await (const crawled of crawl.records) {
-    await raw?.write(crawled.raw);
-    const shaped = toRows(resource, crawled.record);
-    unknownFields += shaped.unknownFields;
-    for (const { table, row } of shaped.rows) await writers.get(table)?.write(row);
-  }
-  const report = await crawl.report;
-  const ndjson = (await Promise.all([...writers.values()].map((writer) => writer.close()))).flat();
-  const parquet: WrittenFile[] = [];
-  if (formats.includes('parquet')) {
-    for (const file of ndjson) {
-      const table = tablesFor(resource).find((t) => t.name === file.table);
-      if (table === undefined) continue;
-      parquet.push(await conversions.add(() => convertToParquet(file, table, join(staging, 'parquet'))));
-    }
-  }
-  if (!formats.includes('ndjson')) await Promise.all(ndjson.map((file) => rm(file.path, { force: true })));
-  const files = [...(formats.includes('ndjson') ? ndjson : []), ...parquet, ...(raw ? await raw.close() : [])];
-  return {
-    resource,
-    files,
-    summary: {
-      count_before: report.countBefore,
-      count_after: report.countAfter,
-      exported: report.exported,
-      check: checkCounts({ before: report.countBefore, after: report.countAfter, exported: report.exported }),
-      drift: report.countAfter - report.countBefore,
-      duplicates_dropped: report.duplicatesDropped,
-      unknown_fields: unknownFields,
-      requests: report.requests,
-      filters: report.filters,
-    },
-  };
-}
-
-/** Re-reads a finished file (never trusting the writer's counters) before it may be listed in a manifest. */
-async function reread(file: WrittenFile, staging: string): Promise<ManifestFile> {
-  const path = relative(staging, file.path).split(sep).join('/');
-  const { sha256, bytes } = await hashFile(file.path);
-  const rows = await countRows(file.path, file.format);
-  if (sha256 !== file.sha256 || bytes !== file.bytes || rows !== file.rows) {
-    throw new IntegrityError(
-      `${path} changed after it was written: ${rows} rows / ${bytes} bytes / sha256 ${sha256}, written as ${file.rows} / ${file.bytes} / ${file.sha256}`,
-    );
-  }
-  return { path, table: file.table, format: file.format, rows, bytes, sha256 };
 }

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
+import { crashPoint } from '../crash-point.js';
 
 /**
  * zlib's default 16 KiB chunks cost about 1.3–2× the CPU of whole-buffer gzip on our rows (thread-pool round trips per
@@ -69,6 +70,7 @@ export class GzipPartFile {
     this.#gzip.end();
     try {
       await this.#done;
+      crashPoint('before-rename');
       await rename(this.#temp, this.path);
     } catch (error) {
       await rm(this.#temp, { force: true });

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { crashPoint } from '../crash-point.js';
 import { SinkError } from './errors.js';
 import { GzipPartFile } from './gzip-part-file.js';
 import type { FileFormat, WrittenFile } from './written-file.js';
@@ -21,6 +22,11 @@ export interface PartLimits {
    * @default 1
    */
   gzipLevel?: number;
+  /**
+   * Number of the first part, e.g. to continue a resumed snapshot after the parts it already holds.
+   * @default 0
+   */
+  firstPart?: number;
 }
 
 const DEFAULT_MAX_ROWS_PER_PART = 1_000_000;
@@ -51,6 +57,9 @@ export class PartWriter {
   readonly #maxBytes: number;
   readonly #level: number;
   readonly #written: WrittenFile[] = [];
+  /** Finished parts already handed out by rotate(). */
+  #handedOut = 0;
+  readonly #firstPart: number;
   #part: GzipPartFile | undefined;
   #rows = 0;
   #bytes = 0;
@@ -67,6 +76,27 @@ export class PartWriter {
     this.#maxRows = options.maxRowsPerPart ?? DEFAULT_MAX_ROWS_PER_PART;
     this.#maxBytes = options.maxBytesPerPart ?? DEFAULT_MAX_BYTES_PER_PART;
     this.#level = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
+    this.#firstPart = options.firstPart ?? 0;
+  }
+
+  /** Lines in the part being written. */
+  get partRows(): number {
+    return this.#rows;
+  }
+
+  /** Text bytes (before compression) in the part being written. */
+  get partBytes(): number {
+    return this.#bytes + this.#used;
+  }
+
+  /**
+   * Finishes the part being written (if it has lines, or `evenIfEmpty`) and hands out every part finished since the
+   * last call, so a caller can commit parts while writing goes on into the next one.
+   */
+  async rotate(evenIfEmpty = false): Promise<WrittenFile[]> {
+    if (this.#closed) throw new SinkError('ERR_SINK_CLOSED', `${this.#folder}: rotate after close`);
+    if (this.#rows > 0 || evenIfEmpty) await this.#finishPart();
+    return this.#handOut();
   }
 
   async writeLine(line: string): Promise<void> {
@@ -87,7 +117,13 @@ export class PartWriter {
     if (this.#closed) throw new SinkError('ERR_SINK_CLOSED', `${this.#folder}: closed twice`);
     if (this.#rows > 0 || this.#written.length === 0) await this.#finishPart();
     this.#closed = true;
-    return this.#written;
+    return this.#handOut();
+  }
+
+  #handOut(): WrittenFile[] {
+    const parts = this.#written.slice(this.#handedOut);
+    this.#handedOut = this.#written.length;
+    return parts;
   }
 
   async abort(): Promise<void> {
@@ -102,7 +138,10 @@ export class PartWriter {
     if (this.#part === undefined) {
       this.#folderReady ??= mkdir(this.#folder, { recursive: true });
       await this.#folderReady;
-      this.#part = new GzipPartFile(join(this.#folder, partName(this.#written.length, this.#extension)), this.#level);
+      this.#part = new GzipPartFile(
+        join(this.#folder, partName(this.#firstPart + this.#written.length, this.#extension)),
+        this.#level,
+      );
     }
     if (this.#used === 0) return;
     // gzip reads the batch later, on the thread pool, so the next lines go into a new buffer.
@@ -111,6 +150,7 @@ export class PartWriter {
     this.#used = 0;
     this.#bytes += batch.length;
     await this.#part.write(batch);
+    crashPoint('mid-file');
   }
 
   async #finishPart(): Promise<void> {

@@ -35,4 +35,14 @@ export class RawArchiveWriter {
   abort(): Promise<void> {
     return this.#parts.abort();
   }
+
+  /** See PartWriter.rotate. */
+  rotate(evenIfEmpty = false): Promise<WrittenFile[]> {
+    return this.#parts.rotate(evenIfEmpty);
+  }
+
+  /** The part being written, for callers that decide when to rotate. */
+  get part(): { rows: number; bytes: number } {
+    return { rows: this.#parts.partRows, bytes: this.#parts.partBytes };
+  }
 }

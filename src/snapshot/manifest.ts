@@ -45,6 +45,11 @@ export interface Manifest {
   resources: Partial<Record<ResourceName, ResourceSummary>>;
   tables: Record<string, { rows: number }>;
   files: ManifestFile[];
+  /**
+   * Present when the snapshot was finished by a run that resumed it: the earlier runs, the requests they sent (up to
+   * their last checkpoint), and the requests of the run that finished it.
+   */
+  resumed?: { attempts: number; earlier_requests: number; requests: number };
   /** Resources whose exported count fell sharply against the previous complete snapshot. */
   suspicious_shrink?: { resource: string; previous: number; current: number }[];
 }

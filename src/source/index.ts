@@ -1,3 +1,4 @@
+export type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 export * from './errors.js';
 export type { CrawledRecord } from './list-page.js';
 export type { CrawlProgress, ResourceCrawlReport } from './resource-crawl.js';

@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
+import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError } from './errors.js';
 import type { CrawledRecord } from './list-page.js';
 import {
@@ -35,12 +36,17 @@ export interface ShopSessionOptions {
 export interface ResourceCrawlHandle {
   /** Each record once, in no particular order; iterate once. A failure of the crawl is thrown from the iteration. */
   records: AsyncIterable<CrawledRecord>;
+  /** The same records with the barriers asked for by requestBarrier; iterate this or `records`, not both. */
+  items: AsyncIterable<CrawledRecord | CrawlBarrier>;
+  /** Asks for a barrier in `items` (see CrawlBarrier): a point where the consumer can checkpoint. */
+  requestBarrier(): void;
   /** Settles after the last record was handed over and the count after the crawl was taken. */
   report: Promise<ResourceCrawlReport>;
 }
 
 export interface ShopSession {
-  crawl(resource: ResourceName): ResourceCrawlHandle;
+  /** Crawls a resource from the start, or from the state of a barrier of an earlier run. */
+  crawl(resource: ResourceName, options?: { resume?: CrawlResumeState }): ResourceCrawlHandle;
   /** Requests sent so far (retries included) and the pacer's picture of the bucket. */
   stats(): {
     requests: number;
@@ -153,13 +159,18 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   };
 
   return {
-    crawl(resource) {
-      const crawl = new ResourceCrawl(resource, context);
+    crawl(resource, crawlOptions = {}) {
+      const crawl = new ResourceCrawl(resource, context, crawlOptions.resume);
       crawls.add(crawl);
       const report = crawl.run().finally(() => crawls.delete(crawl));
       // The caller may only iterate the records; a failure then surfaces there, not as an unhandled rejection.
       report.catch(() => undefined);
-      return { records: crawl.channel, report };
+      return {
+        items: crawl.channel,
+        records: recordsOf(crawl.channel),
+        report,
+        requestBarrier: () => crawl.requestBarrier(),
+      };
     },
     stats() {
       const bucket = client.pacer.state();
@@ -176,4 +187,11 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       client.close();
     },
   };
+}
+
+async function* recordsOf(items: AsyncIterable<CrawledRecord | CrawlBarrier>): AsyncIterable<CrawledRecord> {
+  for await (const item of items) {
+    if ('barrier' in item) item.release();
+    else yield item;
+  }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -74,7 +74,16 @@ export class LocalDirStorage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.#pathOf(key), { force: true });
+    const path = this.#pathOf(key);
+    await rm(path, { force: true });
+    // Like a bucket, a directory tree has no folders of its own: the ones a delete empties go too.
+    for (let dir = dirname(path); dir !== this.#root && dir.startsWith(this.#root); dir = dirname(dir)) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break;
+      }
+    }
   }
 
   async #commit(

@@ -15,23 +15,46 @@ export interface BackupFlags extends S3Flags {
   depth: number;
   json: boolean;
   verbose: boolean;
+  fresh: boolean;
+  checkpointInterval: number;
+  leaseTtl?: number;
 }
 
 export function backupOptions<T>(yargs: Argv<T>) {
-  return s3Options(yargs)
-    .option('shop', { type: 'string', describe: 'Shop: name, name.myshopify.com or https://name.myshopify.com' })
-    .option('token', { type: 'string', describe: 'Admin API access token (prefer SHOPSNAP_TOKEN or --token-file)' })
-    .option('token-file', { type: 'string', describe: 'File holding the access token' })
-    .option('out', { type: 'string', default: './snapshots', describe: 'Destination directory or s3://bucket/prefix' })
-    .option('resources', { type: 'string', default: 'products,customers,orders', describe: 'Resources to back up' })
-    .option('formats', { type: 'string', default: 'parquet,ndjson,raw', describe: 'Outputs: parquet, ndjson, raw' })
-    .option('depth', { type: 'number', default: 20, describe: 'Most list requests in flight for the shop' })
-    .check((argv) => {
-      if (!Number.isInteger(argv.depth) || argv.depth < 1 || argv.depth > 100) {
-        throw new Error('--depth must be a whole number from 1 to 100');
-      }
-      return true;
-    });
+  return (
+    s3Options(yargs)
+      .option('shop', { type: 'string', describe: 'Shop: name, name.myshopify.com or https://name.myshopify.com' })
+      .option('token', { type: 'string', describe: 'Admin API access token (prefer SHOPSNAP_TOKEN or --token-file)' })
+      .option('token-file', { type: 'string', describe: 'File holding the access token' })
+      .option('out', {
+        type: 'string',
+        default: './snapshots',
+        describe: 'Destination directory or s3://bucket/prefix',
+      })
+      .option('resources', { type: 'string', default: 'products,customers,orders', describe: 'Resources to back up' })
+      .option('formats', { type: 'string', default: 'parquet,ndjson,raw', describe: 'Outputs: parquet, ndjson, raw' })
+      .option('depth', { type: 'number', default: 20, describe: 'Most list requests in flight for the shop' })
+      .option('fresh', {
+        type: 'boolean',
+        default: false,
+        describe: 'Start a new snapshot instead of resuming an unfinished one (which is removed)',
+      })
+      .option('checkpoint-interval', {
+        type: 'number',
+        default: 120,
+        describe:
+          'Seconds between checkpoints: parts committed and progress saved, so a crashed run resumes from there',
+      })
+      // For tests that kill a run and resume it at once: a dead run's lease otherwise blocks for two minutes.
+      .option('lease-ttl', { type: 'number', hidden: true })
+      .check((argv) => {
+        if (!(argv['checkpoint-interval'] > 0)) throw new Error('--checkpoint-interval must be a positive number');
+        if (!Number.isInteger(argv.depth) || argv.depth < 1 || argv.depth > 100) {
+          throw new Error('--depth must be a whole number from 1 to 100');
+        }
+        return true;
+      })
+  );
 }
 
 export const backupCommand: CommandModule<object, BackupFlags> = {
@@ -60,6 +83,9 @@ export const backupCommand: CommandModule<object, BackupFlags> = {
         s3: s3SettingsFrom(flags),
         json: flags.json,
         verbose: flags.verbose,
+        fresh: flags.fresh,
+        checkpointIntervalMs: flags.checkpointInterval * 1000,
+        ...(flags.leaseTtl === undefined ? {} : { leaseTtlMs: flags.leaseTtl * 1000 }),
       },
       logger,
     );

@@ -1,0 +1,28 @@
+/**
+ * Named places where the fault suite (test/reliability) kills the process with SIGKILL, no cleanup and no finally,
+ * to prove that a crash anywhere leaves either no manifest or a correct one, and that the next run resumes.
+ */
+export type CrashPoint =
+  | 'after-page'
+  | 'mid-file'
+  | 'before-rename'
+  | 'between-uploads'
+  | 'after-checkpoint'
+  | 'before-manifest'
+  | 'after-manifest';
+
+const wanted = parse(process.env.TEST_SHOPSNAP_CRASH_AT);
+let passes = 0;
+
+/** Inert unless TEST_SHOPSNAP_CRASH_AT is `<point>` or `<point>:<n>` (the n-th time the point is passed, default 1st). */
+export function crashPoint(point: CrashPoint): void {
+  if (wanted === undefined || wanted.point !== point) return;
+  passes++;
+  if (passes === wanted.pass) process.kill(process.pid, 'SIGKILL');
+}
+
+function parse(value: string | undefined): { point: string; pass: number } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const [point = '', pass = '1'] = value.split(':');
+  return { point, pass: Number(pass) };
+}

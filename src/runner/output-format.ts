@@ -1,0 +1,1 @@
+export type OutputFormat = 'parquet' | 'ndjson' | 'raw';

@@ -1,0 +1,148 @@
+import { join } from 'node:path';
+import type { ResourceName } from '../shopify/resources.js';
+import { RawArchiveWriter } from '../sink/raw-archive-writer.js';
+import { TableWriter } from '../sink/table-writer.js';
+import type { WrittenFile } from '../sink/written-file.js';
+import { checkCounts } from '../snapshot/count-check.js';
+import type { CrawlBarrier, ShopSession } from '../source/index.js';
+import { tablesFor } from '../transform/index.js';
+import { toRows } from '../transform/to-rows.js';
+import type { OutputFormat } from './output-format.js';
+import { partSeries, type SnapshotCommitter } from './snapshot-committer.js';
+
+export interface PartPolicy {
+  /** A checkpoint (parts finished, committed, progress recorded) at least this often while a resource is crawled. */
+  checkpointIntervalMs: number;
+  /** A part is finished once it holds this many rows or this many bytes of text. */
+  maxRowsPerPart: number;
+  maxBytesPerPart: number;
+}
+
+export const DEFAULT_PART_POLICY: PartPolicy = {
+  checkpointIntervalMs: 120_000,
+  maxRowsPerPart: 1_000_000,
+  maxBytesPerPart: 512 * 1024 * 1024,
+};
+
+/** Checking every writer's part size per record would cost more than it saves; parts overshoot by at most this. */
+const SIZE_CHECK_EVERY = 256;
+
+interface Writer {
+  rotate(evenIfEmpty?: boolean): Promise<WrittenFile[]>;
+  close(): Promise<WrittenFile[]>;
+  abort(): Promise<void>;
+  readonly part: { rows: number; bytes: number };
+}
+
+/**
+ * Crawls one resource into rows and raw records, in parts. At crawl barriers (the crawl pauses with every record it
+ * handed over written) the parts are finished and handed to the committer together with the crawl position, so the
+ * snapshot grows in storage while the crawl runs and a crashed run resumes from the last committed barrier.
+ * A resource the checkpoint already holds as done is not crawled again.
+ */
+export async function exportResource(options: {
+  session: ShopSession;
+  resource: ResourceName;
+  committer: SnapshotCommitter;
+  staging: string;
+  formats: readonly OutputFormat[];
+  policy: PartPolicy;
+}): Promise<void> {
+  const { resource, committer, policy } = options;
+  const progress = committer.progressOf(resource);
+  if (progress.done) return;
+  const resume = progress.crawl;
+  if (resume === undefined) {
+    progress.files = [];
+    progress.next_part = {};
+    progress.unknown_fields = 0;
+  }
+  const unlimited = { maxRowsPerPart: Number.POSITIVE_INFINITY, maxBytesPerPart: Number.POSITIVE_INFINITY };
+  const tables = new Map(
+    tablesFor(resource).map((table) => [
+      table.name,
+      new TableWriter({
+        dir: join(options.staging, 'ndjson'),
+        table,
+        ...unlimited,
+        firstPart: progress.next_part[partSeries({ format: 'ndjson', table: table.name })] ?? 0,
+        // Text only read back by the Parquet conversion is not worth compressing.
+        gzipLevel: options.formats.includes('ndjson') ? 1 : 0,
+      }),
+    ]),
+  );
+  const raw = options.formats.includes('raw')
+    ? new RawArchiveWriter({
+        dir: join(options.staging, 'raw'),
+        resource,
+        ...unlimited,
+        firstPart: progress.next_part[partSeries({ format: 'raw', table: resource })] ?? 0,
+      })
+    : undefined;
+  const writers: Writer[] = [...tables.values(), ...(raw ? [raw] : [])];
+  const crawl = options.session.crawl(resource, resume === undefined ? {} : { resume });
+  let unknownFields = progress.unknown_fields;
+  // After a resume, the first parts are written even when empty: they replace any part a killed run uploaded after
+  // its last checkpoint, which would otherwise linger in the snapshot unlisted.
+  let firstRotation = resume !== undefined;
+  let lastBarrier = Date.now();
+  let barrierRequested = false;
+  let sinceSizeCheck = 0;
+  let committing: Promise<void> = Promise.resolve();
+  let commitFailure: { error: unknown } | undefined;
+
+  const atBarrier = async (barrier: CrawlBarrier) => {
+    const parts = (await Promise.all(writers.map((writer) => writer.rotate(firstRotation)))).flat();
+    firstRotation = false;
+    // One batch commits while the next is written: staging holds at most two parts per table.
+    await committing;
+    committing = committer.commit({ resource, parts, crawl: barrier.state }, unknownFields);
+    committing.catch((error: unknown) => {
+      commitFailure ??= { error };
+    });
+    lastBarrier = Date.now();
+    barrierRequested = false;
+    barrier.release();
+  };
+
+  try {
+    for await (const item of crawl.items) {
+      if (commitFailure) throw commitFailure.error;
+      if ('barrier' in item) {
+        await atBarrier(item);
+        continue;
+      }
+      await raw?.write(item.raw);
+      const shaped = toRows(resource, item.record);
+      unknownFields += shaped.unknownFields;
+      for (const { table, row } of shaped.rows) await tables.get(table)?.write(row);
+      if (!barrierRequested && ++sinceSizeCheck >= SIZE_CHECK_EVERY) {
+        sinceSizeCheck = 0;
+        const full = writers.some(
+          (writer) => writer.part.rows >= policy.maxRowsPerPart || writer.part.bytes >= policy.maxBytesPerPart,
+        );
+        if (full || Date.now() - lastBarrier >= policy.checkpointIntervalMs) {
+          barrierRequested = true;
+          crawl.requestBarrier();
+        }
+      }
+    }
+    const report = await crawl.report;
+    await committing;
+    const parts = (await Promise.all(writers.map((writer) => writer.close()))).flat();
+    await committer.finish(resource, parts, {
+      count_before: report.countBefore,
+      count_after: report.countAfter,
+      exported: report.exported,
+      check: checkCounts({ before: report.countBefore, after: report.countAfter, exported: report.exported }),
+      drift: report.countAfter - report.countBefore,
+      duplicates_dropped: report.duplicatesDropped,
+      unknown_fields: unknownFields,
+      requests: report.requests,
+      filters: report.filters,
+    });
+  } catch (error) {
+    await Promise.all(writers.map((writer) => writer.abort()));
+    throw error;
+  }
+}

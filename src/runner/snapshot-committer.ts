@@ -1,0 +1,195 @@
+import { rm } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import type PQueue from 'p-queue';
+import { crashPoint } from '../crash-point.js';
+import type { Logger } from '../log.js';
+import type { ResourceName } from '../shopify/resources.js';
+import { countRows } from '../sink/count-rows.js';
+import { convertToParquet } from '../sink/parquet.js';
+import type { WrittenFile } from '../sink/written-file.js';
+import { type Checkpoint, type ResourceProgress, writeCheckpoint } from '../snapshot/checkpoint.js';
+import type { ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
+import type { CrawlResumeState } from '../source/index.js';
+import { hashFile } from '../storage/local-dir-storage.js';
+import type { Storage } from '../storage/storage.js';
+import { tablesFor } from '../transform/index.js';
+import type { OutputFormat } from './output-format.js';
+
+export class IntegrityError extends Error {
+  override name = 'IntegrityError';
+  readonly code = 'ERR_INTEGRITY';
+}
+
+/** A set of parts of one resource, finished together at a crawl barrier, with where the crawl stood then. */
+export interface PartBatch {
+  resource: ResourceName;
+  /** NDJSON parts of the resource's tables and raw archive parts, in staging. */
+  parts: WrittenFile[];
+  /** Undefined: the crawl cannot resume (it follows one Link chain), so the parts wait in staging until the end. */
+  crawl: CrawlResumeState | undefined;
+}
+
+/**
+ * Moves finished parts from staging into the snapshot while the crawl goes on: converts NDJSON parts to Parquet,
+ * re-reads every file (never trusting the writer's counters), uploads it, frees the staging space, and then records
+ * the new durable progress in the checkpoint. Batches of one resource commit in order; a checkpoint is written only
+ * after every file it lists is in storage, so a crash at any point leaves a checkpoint that is true.
+ */
+export class SnapshotCommitter {
+  readonly #chains = new Map<ResourceName, Promise<void>>();
+  readonly #held = new Map<ResourceName, WrittenFile[]>();
+  #checkpointWrite: Promise<void> = Promise.resolve();
+  #announced: Promise<void> | undefined;
+
+  constructor(
+    private readonly options: {
+      storage: Storage;
+      /** `<shop>/<snapshot id>`: where the files go. */
+      prefix: string;
+      staging: string;
+      formats: readonly OutputFormat[];
+      checkpoint: Checkpoint;
+      /** DuckDB conversions run one at a time across resources so memory stays bounded. */
+      conversions: PQueue;
+      logger: Logger;
+      signal?: AbortSignal | undefined;
+      /** Requests the run has sent so far, recorded in each checkpoint. */
+      requestsSent: () => number;
+    },
+  ) {}
+
+  progressOf(resource: ResourceName): ResourceProgress {
+    const resources = this.options.checkpoint.resources;
+    resources[resource] ??= { done: false, files: [], next_part: {}, unknown_fields: 0 };
+    return resources[resource];
+  }
+
+  /** Batches this resource has queued and not yet committed. */
+  pending(resource: ResourceName): Promise<void> {
+    return this.#chains.get(resource) ?? Promise.resolve();
+  }
+
+  commit(batch: PartBatch, unknownFields: number): Promise<void> {
+    return this.#enqueue(batch.resource, async () => {
+      if (batch.crawl === undefined) {
+        this.#held.set(batch.resource, [...(this.#held.get(batch.resource) ?? []), ...batch.parts]);
+        return;
+      }
+      const progress = this.progressOf(batch.resource);
+      this.#apply(progress, await this.#commitParts(batch.resource, batch.parts));
+      progress.crawl = batch.crawl;
+      progress.unknown_fields = unknownFields;
+      await this.#saveCheckpoint();
+    });
+  }
+
+  /** The last batch of a resource: after it, the resource is done and its summary final. */
+  finish(resource: ResourceName, parts: WrittenFile[], summary: ResourceSummary): Promise<void> {
+    return this.#enqueue(resource, async () => {
+      const held = this.#held.get(resource) ?? [];
+      this.#held.delete(resource);
+      const progress = this.progressOf(resource);
+      this.#apply(progress, await this.#commitParts(resource, [...held, ...parts]));
+      progress.done = true;
+      progress.summary = summary;
+      progress.unknown_fields = summary.unknown_fields;
+      delete progress.crawl;
+      await this.#saveCheckpoint();
+    });
+  }
+
+  files(): ManifestFile[] {
+    return Object.values(this.options.checkpoint.resources).flatMap((progress) => progress?.files ?? []);
+  }
+
+  #enqueue(resource: ResourceName, work: () => Promise<void>): Promise<void> {
+    const next = this.pending(resource).then(work);
+    // A failed batch fails every later one of the resource: nothing after a gap may be committed.
+    this.#chains.set(resource, next);
+    return next;
+  }
+
+  /**
+   * A batch's files become part of the checkpoint all at once, together with the crawl position they belong to: a
+   * checkpoint written meanwhile for another resource must not list them with the older position.
+   */
+  #apply(progress: ResourceProgress, committed: Committed): void {
+    progress.files.push(...committed.files);
+    Object.assign(progress.next_part, committed.nextPart);
+  }
+
+  async #commitParts(resource: ResourceName, parts: readonly WrittenFile[]): Promise<Committed> {
+    const { formats, staging } = this.options;
+    const committed: Committed = { files: [], nextPart: {} };
+    for (const part of parts) {
+      this.options.signal?.throwIfAborted();
+      const outputs: WrittenFile[] = [];
+      if (part.format === 'raw' || formats.includes('ndjson')) outputs.push(part);
+      const table = tablesFor(resource).find((t) => t.name === part.table);
+      if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
+        outputs.push(await this.options.conversions.add(() => convertToParquet(part, table, join(staging, 'parquet'))));
+      }
+      for (const output of outputs) {
+        committed.files.push(await this.#upload(output));
+        crashPoint('between-uploads');
+      }
+      committed.nextPart[partSeries(part)] = partNumber(part.path) + 1;
+      await Promise.all([part, ...outputs].map((file) => rm(file.path, { force: true })));
+    }
+    return committed;
+  }
+
+  async #upload(file: WrittenFile): Promise<ManifestFile> {
+    const checked = await reread(file, this.options.staging);
+    // Before the first upload, the checkpoint names the snapshot: whatever lands in it can be found again.
+    this.#announced ??= this.#saveCheckpoint();
+    await this.#announced;
+    await this.options.storage.putFile(`${this.options.prefix}/${checked.path}`, file.path, { sha256: checked.sha256 });
+    this.options.logger.debug({ path: checked.path, bytes: checked.bytes }, 'committed file');
+    return checked;
+  }
+
+  /** Checkpoint writes go out one at a time, each with everything committed so far. */
+  #saveCheckpoint(): Promise<void> {
+    const checkpoint = this.options.checkpoint;
+    const write = this.#checkpointWrite.then(() =>
+      writeCheckpoint(this.options.storage, {
+        ...checkpoint,
+        updated_at: new Date().toISOString(),
+        attempt_requests: this.options.requestsSent(),
+      }).then(() => crashPoint('after-checkpoint')),
+    );
+    this.#checkpointWrite = write.catch(() => undefined);
+    return write;
+  }
+}
+
+interface Committed {
+  files: ManifestFile[];
+  nextPart: Record<string, number>;
+}
+
+/** The numbering a part belongs to: 'ndjson/orders' (Parquet parts share it), 'raw/orders'. */
+export function partSeries(file: { format: string; table: string }): string {
+  return `${file.format === 'raw' ? 'raw' : 'ndjson'}/${file.table}`;
+}
+
+/** `…/part-00042.ndjson.gz` → 42. */
+function partNumber(path: string): number {
+  const match = /part-(\d+)\.[^/\\]+$/.exec(path);
+  if (match === null) throw new IntegrityError(`${path} is not a part file`);
+  return Number(match[1]);
+}
+
+/** Re-reads a finished file before it may be listed in a manifest or checkpoint. */
+async function reread(file: WrittenFile, staging: string): Promise<ManifestFile> {
+  const path = relative(staging, file.path).split(sep).join('/');
+  const { sha256, bytes } = await hashFile(file.path);
+  const rows = await countRows(file.path, file.format);
+  if (sha256 !== file.sha256 || bytes !== file.bytes || rows !== file.rows) {
+    throw new IntegrityError(
+      `${path} changed after it was written: ${rows} rows / ${bytes} bytes / sha256 ${sha256}, written as ${file.rows} / ${file.bytes} / ${file.sha256}`,
+    );
+  }
+  return { path, table: file.table, format: file.format, rows, bytes, sha256 };
+}

@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CrashPoint } from '../../src/crash-point.js';
+import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { lastLine, runCli } from '../helpers/cli.js';
+
+const TOKEN = 'shpat_crash_resume_0c4e';
+const RESOURCES = ['products', 'customers', 'orders'] as const;
+
+let shop: RunningShop;
+let work: string;
+
+beforeAll(async () => {
+  // Slow enough pages and a shallow depth that a run passes several checkpoints before it ends.
+  shop = await startShop({
+    seed: 11,
+    products: 300,
+    customers: 900,
+    orders: 2400,
+    token: TOKEN,
+    bigIdShare: 0.2,
+    latency: { baseMs: 30, perRecordMs: 0 },
+  });
+  work = await mkdtemp(join(tmpdir(), 'shopsnap-crash-'));
+});
+
+afterAll(async () => {
+  await shop.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+function backup(out: string, env: Record<string, string> = {}, extra: string[] = []) {
+  return runCli(
+    [
+      'backup',
+      '--shop',
+      shop.url,
+      '--out',
+      out,
+      '--depth',
+      '2',
+      '--checkpoint-interval',
+      '0.2',
+      '--lease-ttl',
+      '1',
+      '--json',
+      ...extra,
+    ],
+    { env: { SHOPSNAP_TOKEN: TOKEN, ...env } },
+  );
+}
+
+async function manifestsUnder(dir: string): Promise<string[]> {
+  if (!existsSync(dir)) return [];
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() && e.name === 'manifest.json').map((e) => join(e.parentPath, e.name));
+}
+
+async function gunzipLines(path: string): Promise<string[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await import('node:fs')).createReadStream(path).pipe(createGunzip())) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+}
+
+/** Ids of the raw archive, as exact strings (never through a float). */
+async function rawIds(location: string, resource: string): Promise<string[]> {
+  const dir = join(location, 'raw', resource);
+  const ids: string[] = [];
+  for (const name of (await readdir(dir)).sort()) {
+    for (const line of await gunzipLines(join(dir, name))) ids.push(/^\{"id":(\d+)/.exec(line)?.[1] ?? 'no id');
+  }
+  return ids;
+}
+
+async function expectExactSnapshot(location: string): Promise<void> {
+  const verify = await runCli(['verify', location]);
+  expect(verify.stdout + verify.stderr).toContain('OK');
+  expect(verify.code).toBe(0);
+  for (const resource of RESOURCES) {
+    const ids = await rawIds(location, resource);
+    expect(new Set(ids).size, `${resource}: no id twice`).toBe(ids.length);
+    expect([...ids].sort(), resource).toEqual([...shop.records(resource)].map((r) => String(r.id)).sort());
+  }
+}
+
+describe('a run killed with SIGKILL resumes into exactly the snapshot an uninterrupted run writes', () => {
+  let fullRequests = 0;
+
+  beforeAll(async () => {
+    const result = await backup(join(work, 'uninterrupted'));
+    expect(result.code, result.stderr).toBe(0);
+    const { manifest } = JSON.parse(result.stdout);
+    fullRequests = RESOURCES.reduce((sum, r) => sum + manifest.resources[r].requests, 0);
+  });
+
+  const points: [CrashPoint, number][] = [
+    ['after-page', 6],
+    ['mid-file', 3],
+    ['before-rename', 4],
+    ['between-uploads', 5],
+    ['after-checkpoint', 3],
+    ['before-manifest', 1],
+    ['after-manifest', 1],
+  ];
+
+  it.each(points)(
+    'killed at %s (pass %i): no manifest or a correct one, and the rerun completes',
+    async (point, pass) => {
+      const out = join(work, `${point}-${pass}`);
+      const killed = await backup(out, { TEST_SHOPSNAP_CRASH_AT: `${point}:${pass}` });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const left = await manifestsUnder(out);
+      if (point === 'after-manifest') {
+        expect(left).toHaveLength(1);
+        await expectExactSnapshot(join(left[0] as string, '..'));
+      } else {
+        expect(left).toEqual([]);
+      }
+
+      const rerun = await backup(out);
+      expect(rerun.code, rerun.stderr).toBe(0);
+      const { manifest, location } = JSON.parse(rerun.stdout);
+      expect(manifest.status).toBe('complete');
+      await expectExactSnapshot(location);
+      if (manifest.resumed) {
+        expect(manifest.resumed.attempts).toBe(1);
+        expect(manifest.resumed.earlier_requests).toBeGreaterThan(0);
+        expect(manifest.resumed.requests).toBeLessThanOrEqual(fullRequests);
+      }
+      if (['after-checkpoint', 'before-manifest'].includes(point)) {
+        // Progress was checkpointed: the resumed run fetches only what the killed one had not committed.
+        expect(manifest.resumed.requests).toBeLessThan(fullRequests);
+      }
+      if (point === 'before-manifest') {
+        // Everything was committed; only the manifest was missing.
+        expect(manifest.resumed.requests).toBe(0);
+      }
+      // One snapshot per shop: the killed run's unfinished one was resumed, not left beside a new one.
+      const snapshots = await readdir(join(out, lastLine(location).split('/').at(-2) as string));
+      expect(snapshots.filter((name) => /^\d{8}T/.test(name))).toHaveLength(point === 'after-manifest' ? 2 : 1);
+    },
+  );
+
+  it('a run asked for --fresh starts over and removes the unfinished snapshot', async () => {
+    const out = join(work, 'fresh');
+    const killed = await backup(out, { TEST_SHOPSNAP_CRASH_AT: 'after-checkpoint:2' });
+    expect(killed.signal).toBe('SIGKILL');
+    const rerun = await backup(out, {}, ['--fresh']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const { manifest, location } = JSON.parse(rerun.stdout);
+    expect(manifest.resumed).toBeUndefined();
+    await expectExactSnapshot(location);
+    const shopDir = join(location, '..');
+    const snapshots = (await readdir(shopDir)).filter((name) => /^\d{8}T/.test(name));
+    expect(snapshots).toEqual([manifest.snapshot_id]);
+    expect(existsSync(join(shopDir, 'checkpoint.json'))).toBe(false);
+    expect(JSON.parse(await readFile(join(location, 'manifest.json'), 'utf8')).status).toBe('complete');
+  });
+});
