@@ -64,6 +64,9 @@ export class ShopClient {
   private readonly policy: RetryPolicy;
   private readonly signal: AbortSignal | undefined;
 
+  /** Whether the shop has answered anything yet (any HTTP response). */
+  #reached = false;
+
   constructor(options: ShopClientOptions) {
     const origin = new URL(options.shopUrl);
     if (origin.protocol !== 'https:' && origin.protocol !== 'http:') {
@@ -102,14 +105,21 @@ export class ShopClient {
         (response) => ({ response }),
         (caught: unknown) => ({ error: this.asShopError(url, caught) }),
       );
-      if ('response' in outcome) return { ...outcome.response, retries: attempt - 1 };
+      if ('response' in outcome) {
+        this.#reached = true;
+        return { ...outcome.response, retries: attempt - 1 };
+      }
       const failure = outcome.error;
+      const unreachable = isUnreachable(failure);
+      if (!unreachable) this.#reached = true;
       if (!failure.retryable) throw failure;
       if (failure instanceof ShopThrottledError) throttled++;
       else failed++;
       const delayMs = retryDelayMs(this.policy, failure, failed + throttled, Math.random());
       if (
         failed >= this.policy.maxAttempts ||
+        // A shop that never answered is most likely a wrong address, not a blip: say so in seconds, not minutes.
+        (unreachable && !this.#reached && failed >= FIRST_CONTACT_ATTEMPTS) ||
         throttled >= this.policy.maxThrottledAttempts ||
         performance.now() + delayMs - started > this.policy.budgetMs
       ) {
@@ -164,4 +174,12 @@ function redact(url: URL): string {
   const shown = new URL(url);
   if (shown.searchParams.has('page_info')) shown.searchParams.set('page_info', '…');
   return shown.toString();
+}
+
+/** Attempts for a request that cannot connect at all, as long as the shop has never answered. */
+const FIRST_CONTACT_ATTEMPTS = 3;
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function isUnreachable(error: ShopError): boolean {
+  return error instanceof ShopTransportError && UNREACHABLE_CODES.has((error.cause as { code?: string })?.code ?? '');
 }
