@@ -111,6 +111,8 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     );
     session.close();
     options.signal?.throwIfAborted();
+    // The first failure is the cause; the others are mostly the stop it triggered.
+    if (stop.signal.aborted) throw stop.signal.reason;
     const failed = exports.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
 
