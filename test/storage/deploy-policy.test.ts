@@ -16,6 +16,7 @@ const read = async (name: string) =>
 const BUCKET_ARN = 'arn:aws:s3:::BACKUP_BUCKET';
 const OBJECT_ARN = `${BUCKET_ARN}/BACKUP_PREFIX/acme.myshopify.com/20261122T050623123Z/orders.parquet`;
 const LEASE_ARN = `${BUCKET_ARN}/BACKUP_PREFIX/acme.myshopify.com/lease.json`;
+const CHECKPOINT_ARN = `${BUCKET_ARN}/BACKUP_PREFIX/acme.myshopify.com/checkpoint.json`;
 
 /** The IAM action and resource that authorize each S3 request S3Storage sends (AWS service authorization reference). */
 const NEEDED: Record<Exclude<S3Operation, 'Other' | 'DeleteObject'>, [string, string]> = {
@@ -61,6 +62,7 @@ describe('deploy/iam-policy.json (uploader)', () => {
     ['s3:DeleteObject', OBJECT_ARN],
     ['s3:DeleteObject', `${BUCKET_ARN}/BACKUP_PREFIX/acme.myshopify.com/20261122T050623123Z/manifest.json`],
     ['s3:DeleteObject', `${BUCKET_ARN}/elsewhere/lease.json`],
+    ['s3:DeleteObject', `${BUCKET_ARN}/elsewhere/checkpoint.json`],
     ['s3:DeleteObjectVersion', LEASE_ARN],
     ['s3:BypassGovernanceRetention', OBJECT_ARN],
     ['s3:PutLifecycleConfiguration', BUCKET_ARN],
@@ -69,9 +71,12 @@ describe('deploy/iam-policy.json (uploader)', () => {
     expect(decide(policy.Statement as Statement[], action, arn)).toBe('deny');
   });
 
-  it('lets a run delete only its lease object (lease.json), for release and takeover', async () => {
+  it.each([
+    ['its lease (release and takeover)', LEASE_ARN],
+    ['the checkpoint of a finished or abandoned snapshot', CHECKPOINT_ARN],
+  ])('lets a run delete %s and nothing else', async (_what, arn) => {
     const policy = await read('iam-policy.json');
-    expect(decide(policy.Statement as Statement[], 's3:DeleteObject', LEASE_ARN)).toBe('allow');
+    expect(decide(policy.Statement as Statement[], 's3:DeleteObject', arn)).toBe('allow');
   });
 
   it('allows nothing beyond the requests shopsnap sends (plus KMS for SSE-KMS)', async () => {
