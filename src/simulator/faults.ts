@@ -33,8 +33,8 @@ export class FaultPlan {
     this.rng = new Rng(options.seed ?? shopSeed, STREAM.faults);
   }
 
-  get ignoreFilters(): boolean {
-    return this.options.ignoreFilters === true;
+  get ignoreFilters(): boolean | 'created_at' {
+    return this.options.ignoreFilters ?? false;
   }
 
   decide(): FaultDecision {

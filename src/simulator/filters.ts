@@ -59,8 +59,8 @@ export type FilterEndpoint = 'list' | 'count';
 export interface FilterOptions {
   /** Shopify's products.json shows only active products unless `status` says otherwise. */
   productsDefaultActiveOnly: boolean;
-  /** The unpartitionable-server fault: every filter is ignored. */
-  ignoreFilters: boolean;
+  /** The unpartitionable-server fault: every filter is ignored, or only created_at_min/max. */
+  ignoreFilters: boolean | 'created_at';
 }
 
 export interface Filters<F extends AnyFacts> {
@@ -146,10 +146,13 @@ export function parseFilters(
   const allowed: readonly string[] = FILTERS[resource][endpoint];
   const sent: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) if (allowed.includes(name)) sent[name] = value;
-  if (options.ignoreFilters) {
+  if (options.ignoreFilters === true) {
     return { sent: {}, match: () => true, range: undefined, sinceId: undefined, ids: undefined, trivial: true };
   }
-  const params = sent;
+  const params =
+    options.ignoreFilters === 'created_at'
+      ? Object.fromEntries(Object.entries(sent).filter(([name]) => !name.startsWith('created_at_')))
+      : sent;
   const predicates: Predicate<AnyFacts>[] = [];
   const range: ValueRange = {};
   const created = timeWindow(predicates, params, 'created_at', (f) => f.createdMs);

@@ -41,7 +41,7 @@ function filtersOf(
   endpoint: 'list' | 'count',
 ): Filters<AnyFacts> {
   if (scope.kind === 'search') {
-    const query = state.faults.ignoreFilters ? '' : (sent.query ?? '');
+    const query = state.faults.ignoreFilters === true ? '' : (sent.query ?? '');
     const test = parseCustomerQuery(query);
     const kept = Object.fromEntries(Object.entries(sent).filter(([name]) => SEARCH_PARAMS.includes(name)));
     return {

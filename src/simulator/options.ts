@@ -23,8 +23,11 @@ export interface FaultOptions {
   slowMs?: number;
   /** Probability of a 429 with `Retry-After: 2.0` although the bucket has room (Shopify's other limits). @default 0 */
   throttleStormRate?: number;
-  /** Ignore every list/count filter except `limit` and `page_info` (a shop a client cannot partition). @default false */
-  ignoreFilters?: boolean;
+  /**
+   * Ignore every list/count filter except `limit` and `page_info` (a shop a client cannot partition), or with
+   * 'created_at' only `created_at_min/max` (a shop that pages by `since_id` but cannot be split by date). @default false
+   */
+  ignoreFilters?: boolean | 'created_at';
   /** Every N list requests: create one record, update one (bumping updated_at) and delete one of the listed resource. */
   churn?: { everyRequests: number };
   /** @default the shop seed */

@@ -10,9 +10,10 @@ export interface CrawledRecord {
   record: JsonObject;
 }
 
-/** One record of a list page; `createdAt` is the top-level created_at text, if the record has one. */
+/** One record of a list page with its top-level created_at and updated_at texts, where the record has them. */
 export interface ListedRecord extends CrawledRecord {
   createdAt: string | undefined;
+  updatedAt: string | undefined;
 }
 
 /**
@@ -26,6 +27,7 @@ class ScannedRecord implements ListedRecord {
     readonly id: string,
     readonly raw: string,
     readonly createdAt: string | undefined,
+    readonly updatedAt: string | undefined,
   ) {}
 
   get record(): JsonObject {
@@ -63,7 +65,7 @@ function skipSpace(text: string, at: number): number {
 }
 
 /**
- * The records of a list response `{"<key>":[{…},…]}` with their exact text, top-level id and created_at, found in
+ * The records of a list response `{"<key>":[{…},…]}` with their exact text, top-level id and timestamps, found in
  * one pass without building the parsed tree. A body that does not close properly (truncated) or whose records lack
  * an integer id is an unusable body: ShopBodyError, which the retry layer retries.
  */
@@ -77,6 +79,7 @@ export function scanListPage(text: string, key: string, url: string): ListedReco
   let recordStart = -1;
   let id: string | undefined;
   let createdAt: string | undefined;
+  let updatedAt: string | undefined;
   const length = text.length;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
@@ -95,9 +98,11 @@ export function scanListPage(text: string, key: string, url: string): ListedReco
             // A fresh string, not a slice: V8 slices keep the whole 2.5 MB page alive for as long as the id lives
             // (and the crawl keeps every id for deduplication).
             if (match) id = BigInt(match[0]).toString();
-          } else if (name === 'created_at' && text.charCodeAt(value) === QUOTE) {
+          } else if ((name === 'created_at' || name === 'updated_at') && text.charCodeAt(value) === QUOTE) {
             const valueEnd = stringEnd(text, value);
-            if (valueEnd > 0) createdAt = text.slice(value + 1, valueEnd - 1);
+            const stamp = valueEnd > 0 ? text.slice(value + 1, valueEnd - 1) : undefined;
+            if (name === 'created_at') createdAt = stamp;
+            else updatedAt = stamp;
           }
           i = after;
           continue;
@@ -114,11 +119,12 @@ export function scanListPage(text: string, key: string, url: string): ListedReco
         recordStart = i;
         id = undefined;
         createdAt = undefined;
+        updatedAt = undefined;
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (inList && depth === 3) {
         if (id === undefined) throw new ShopBodyError(url, `a record of "${key}" has no integer id`);
-        records.push(new ScannedRecord(id, text.slice(recordStart, i + 1), createdAt));
+        records.push(new ScannedRecord(id, text.slice(recordStart, i + 1), createdAt, updatedAt));
       } else if (inList && depth === 2) inList = false;
       depth--;
       if (depth < 0) throw new ShopBodyError(url, 'unbalanced JSON');

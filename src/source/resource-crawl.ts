@@ -3,6 +3,7 @@ import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.j
 import { CursorLoopError } from './errors.js';
 import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
+import { HeldCopies } from './newest-copy.js';
 import type { BucketState } from './pacer.js';
 import { RecordChannel } from './record-channel.js';
 import type { BodyReader, RetryEvent, ShopResponse } from './shop-client.js';
@@ -82,13 +83,22 @@ class FiltersIgnored extends Error {}
 /**
  * Crawls one resource completely: first a `since_id=0` page and the count, then `since_id` chains inside created_at
  * windows (stable under updates), or, if the server turns out to ignore filters, one `Link` chain. Every record is
- * emitted once (deduplicated by exact id) through a bounded channel.
+ * emitted once (deduplicated by exact id, newest updated_at kept: see newest-copy.ts) through a bounded channel.
  */
 export class ResourceCrawl {
   readonly channel = new RecordChannel<CrawledRecord>(CHANNEL_CAPACITY);
   readonly chains = new Set<Chain>();
   private readonly filters: Record<string, string>;
+  /** Ids handed to the consumer. */
   private readonly seen = new Set<string>();
+  private readonly held = new HeldCopies();
+  /**
+   * Chains yet to bring back a page that shows the filters honoured: the first chain from its start, every chain of
+   * the plan from its start. One good page proves little (a shop ignoring created_at serves the first window
+   * correctly); one from every window does.
+   */
+  private readonly unproven = new Set<Chain>();
+  private proofWaiters: Array<() => void> = [];
   private mode: 'windows' | 'link' = 'windows';
   private failure: { error: unknown } | undefined;
   private countBefore: number | undefined;
@@ -174,6 +184,7 @@ export class ResourceCrawl {
   private chainError(error: unknown): void {
     if (error instanceof FiltersIgnored) this.switchToLink(error.message);
     else this.fail(error);
+    this.settleProof();
   }
 
   private switchToLink(reason: string): void {
@@ -213,6 +224,7 @@ export class ResourceCrawl {
     const windows = planWindows(reached, this.horizonMs, wanted);
     first.window = windows[0] as CreatedWindow;
     for (const window of windows.slice(1)) this.addChain(first, window);
+    for (const chain of this.chains) this.unproven.add(chain);
     this.context.logger?.debug({ resource: this.resource, windows: windows.length, total }, 'crawl planned');
   }
 
@@ -260,9 +272,12 @@ export class ResourceCrawl {
   private async fetchChainPage(chain: Chain): Promise<void> {
     const window = chain.window;
     const since = chain.sinceId;
+    if (since === 0n) this.unproven.add(chain);
     const query = { ...this.filters, ...windowFilters(window), since_id: String(since), limit: String(PAGE_LIMIT) };
     const url = this.context.apiUrl(`${this.resource}.json`, query);
     const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain)));
+    // After a fallback the Link chain lists every record again, newer copies included.
+    if (this.mode !== 'windows') return;
     // Never followed in this mode, but a Link we would refuse to follow says something is wrong with the server.
     parseNextLink(headerText(response.headers.link), url);
     const records = response.value;
@@ -273,14 +288,12 @@ export class ResourceCrawl {
     for (const { id, createdAt } of records) {
       const exact = BigInt(id);
       if (exact <= previous) {
-        await this.emit(records);
         throw new FiltersIgnored(`${url.pathname}: id ${id} after ${previous} with since_id=${since}`);
       }
       previous = exact;
       const created = createdAt === undefined ? Number.NaN : Date.parse(createdAt);
       if (Number.isNaN(created)) continue;
       if (!inWindow(window, created)) {
-        await this.emit(records);
         throw new FiltersIgnored(`${url.pathname}: record ${id} created ${createdAt} outside the window`);
       }
       reached = reached === undefined ? created : Math.max(reached, created);
@@ -290,9 +303,14 @@ export class ResourceCrawl {
     chain.reachedMs = reached;
     chain.firstCreatedMs = first;
     chain.records += records.length;
+    if (since > 0n && this.unproven.delete(chain)) this.settleProof();
     if (records.length < PAGE_LIMIT) chain.done = true;
     else if (chain.splitRequested) this.split(chain);
     await this.emit(records);
+    // Held records are not under the channel's backpressure: until the proof a chain brings at most one page.
+    while (since > 0n && this.mode === 'windows' && !this.failed && this.filtersUnproven()) {
+      await new Promise<void>((resolve) => this.proofWaiters.push(resolve));
+    }
   }
 
   private split(chain: Chain): void {
@@ -335,7 +353,10 @@ export class ResourceCrawl {
       this.pages++;
       const next = parseNextLink(headerText(response.headers.link), url);
       await this.emit(records);
-      if (!next) return;
+      if (!next) {
+        for (const record of this.held.release([])) await this.handOver(record);
+        return;
+      }
       if (cursors.has(next.pageInfo)) throw new CursorLoopError(url.pathname);
       cursors.add(next.pageInfo);
       const query: Record<string, string> = { limit: next.limit ?? String(PAGE_LIMIT), page_info: next.pageInfo };
@@ -347,15 +368,40 @@ export class ResourceCrawl {
   private readonly readPage: BodyReader<ListedRecord[]> = (text, shownUrl) =>
     scanListPage(text, this.resource, shownUrl);
 
-  private async emit(records: readonly CrawledRecord[]): Promise<void> {
+  /**
+   * Held copies that can go out now. In Link mode the chain may still bring a newer copy: its end releases them. While
+   * the filters are unproven they wait too, unless no chain is left to prove them (a one-page shop).
+   */
+  private releasable(): ListedRecord[] {
+    if (this.mode !== 'windows' || this.held.size === 0) return [];
+    if (this.filtersUnproven()) return [];
+    return this.held.release(this.chains);
+  }
+
+  private filtersUnproven(): boolean {
+    for (const chain of this.unproven) if (!chain.done) return true;
+    return false;
+  }
+
+  private settleProof(): void {
+    for (const wake of this.proofWaiters.splice(0)) wake();
+  }
+
+  private async handOver(record: ListedRecord): Promise<void> {
+    this.seen.add(record.id);
+    await this.channel.push(record);
+  }
+
+  private async emit(records: readonly ListedRecord[]): Promise<void> {
     for (const record of records) {
-      if (this.seen.has(record.id)) {
+      if (this.seen.has(record.id) || this.held.merge(record)) {
         this.duplicates++;
         continue;
       }
-      this.seen.add(record.id);
-      await this.channel.push(record);
+      if (this.mode === 'windows' && this.held.holdIfListedAgain(record, this.chains, this.filtersUnproven())) continue;
+      await this.handOver(record);
     }
+    for (const record of this.releasable()) await this.handOver(record);
     const bucket = this.context.bucket();
     this.context.onProgress?.({
       resource: this.resource,

@@ -128,6 +128,20 @@ describe('simulated shop: fault knobs', () => {
     expect(created).toEqual([...created].sort((a, b) => b - a));
   });
 
+  it('ignores only created_at_min/max when ignoreFilters is created_at', async () => {
+    const shop = await shopWith({ ignoreFilters: 'created_at' });
+    const client = clientFor(shop);
+    const all = shop.count('orders');
+    expect((await client.get('/orders/count.json?status=any&created_at_min=2100-01-01')).json).toEqual({ count: all });
+    const page = await client.get('/orders.json?status=any&limit=3&since_id=1&created_at_max=2000-01-01');
+    const ids = listOf(page, 'orders').map((o) => BigInt(o.id as number | bigint));
+    expect(ids).toHaveLength(3);
+    expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+    expect((await client.get('/orders/count.json?status=closed&created_at_min=2100-01-01')).json).not.toEqual({
+      count: all,
+    });
+  });
+
   it('creates, updates and deletes one record every N list requests (churn)', async () => {
     const shop = await shopWith({ churn: { everyRequests: 2 } });
     const client = clientFor(shop);

@@ -3,20 +3,21 @@ import { ShopBodyError } from '../../src/source/errors.js';
 import { readCount, scanListPage } from '../../src/source/list-page.js';
 
 describe('scanListPage', () => {
-  it('slices each record exactly, with its exact id and created_at, and parses it losslessly on demand', () => {
+  it('slices each record exactly, with its exact id and timestamps, and parses it losslessly on demand', () => {
     const text =
-      '{"orders":[{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1}],' +
-      '"note":"a \\"quoted\\" ] } [ {"} , { "id" : 5 , "note":"\\\\"}]}';
+      '{"orders":[{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1,' +
+      '"updated_at":"nested"}],"note":"a \\"quoted\\" ] } [ {"} , { "id" : 5 , "note":"\\\\", "updated_at" : "2021-02-03T04:05:06Z"}]}';
     const records = scanListPage(text, 'orders', 'u');
-    expect(records.map((r) => [r.id, r.createdAt])).toEqual([
-      ['9007199254740993', '2020-01-01T00:00:00-05:00'],
-      ['5', undefined],
+    expect(records.map((r) => [r.id, r.createdAt, r.updatedAt])).toEqual([
+      ['9007199254740993', '2020-01-01T00:00:00-05:00', undefined],
+      ['5', undefined, '2021-02-03T04:05:06Z'],
     ]);
     expect(records[0]?.raw).toBe(
-      '{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1}],"note":"a \\"quoted\\" ] } [ {"}',
+      '{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1,"updated_at":"nested"}],' +
+        '"note":"a \\"quoted\\" ] } [ {"}',
     );
     expect(records[0]?.record.id).toBe(9007199254740993n);
-    expect(records[1]?.record).toEqual({ id: 5, note: '\\' });
+    expect(records[1]?.record).toEqual({ id: 5, note: '\\', updated_at: '2021-02-03T04:05:06Z' });
   });
 
   it.each([
