@@ -15,3 +15,14 @@ export function s3rverOptions(endpoint: string, overrides: S3ClientOptions = {})
     ...overrides,
   };
 }
+
+/** What the CLI needs to talk to s3rver: its credentials in the environment, and the flags for its quirks. */
+export const S3RVER_CLI_ENV = {
+  AWS_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+  AWS_REGION: 'us-east-1',
+};
+
+export function s3rverCliFlags(endpoint: string): string[] {
+  return ['--s3-endpoint', endpoint, '--s3-force-path-style', '--s3-checksum', 'when-required'];
+}
