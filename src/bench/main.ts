@@ -1,9 +1,10 @@
 import { runCrawlBench } from './crawl-bench.js';
+import { runFleetBench } from './fleet-bench.js';
 import { formatSnapshotBench, runSnapshotBench } from './snapshot-bench.js';
 
 /**
  * `npm run bench`: every figure the README reports, measured in one run on this machine. Select parts with
- * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`.
+ * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`.
  */
 const parts = process.argv.slice(2);
 const wanted = (part: string) => parts.length === 0 || parts.includes(part);
@@ -17,4 +18,8 @@ if (wanted('snapshot')) {
   const runs = [];
   for (const orders of [100_000, 1_000_000]) runs.push(await runSnapshotBench(orders));
   process.stdout.write(formatSnapshotBench(runs));
+}
+if (wanted('fleet')) {
+  process.stdout.write('\n## Fleet (30 rate-limited shops, 1 and 3 workers)\n\n');
+  await runFleetBench();
 }

@@ -1,0 +1,188 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { ShopOptions } from '../simulator/index.js';
+import { RATE_PRESETS, type RatePreset } from '../simulator/index.js';
+import { type ProcessUsage, spawnMeasuredCli } from './child-process.js';
+import { minimumRequests, scheduleFinishMs } from './crawl-bound.js';
+
+const SHOPS = 30;
+/** Index of the one large Basic-plan shop, mid-list so it has no head start in job order. */
+const SLOWEST = 17;
+const LATENCY = { baseMs: 150, perRecordMs: 0.2 };
+const DEPTH = 20;
+const PARALLEL_SHOPS = 4;
+const PAGE_LIMIT = 250;
+const RATES: RatePreset[] = ['standard', 'plus', 'unlimited'];
+
+interface FleetShop {
+  options: ShopOptions & { rate: RatePreset };
+  url: string;
+  token: string;
+}
+
+export interface FleetBenchRun {
+  /** 'slowest shop alone', or the fleet on this many workers. */
+  label: string;
+  workers: number;
+  wallSeconds: number;
+  overBound: number;
+  usage: ProcessUsage[];
+  served: ServedStats;
+}
+
+export interface FleetBenchResult {
+  boundSeconds: number;
+  slowest: string;
+  runs: FleetBenchRun[];
+}
+
+/**
+ * A nightly fleet in miniature: 30 shops on the three rate-limit plans with 150 ms + 0.2 ms/record latency, most of
+ * them small, one large Basic-plan shop (bucket 40 leaking 2/s) whose own rate limit makes it the slowest. Every
+ * shop is served by one separate process; each run starts it afresh, so no bucket carries over.
+ */
+export function fleetOptions(): (ShopOptions & { rate: RatePreset })[] {
+  return Array.from({ length: SHOPS }, (_, i) => {
+    const scale = 1 + ((i * 7) % 10);
+    const size =
+      i === SLOWEST
+        ? { products: 2_500, customers: 12_500, orders: 5_000 }
+        : { products: 20 * scale, customers: 60 * scale, orders: 40 * scale };
+    return { seed: i + 1, ...size, rate: i === SLOWEST ? 'standard' : (RATES[i % 3] as RatePreset), latency: LATENCY };
+  });
+}
+
+/**
+ * The fleet cannot finish before its slowest shop does on its own: the best schedule of that shop's minimum requests
+ * under its bucket, leak and latency (crawl-bound.ts), the largest over all shops.
+ */
+export function shopBoundMs(rate: RatePreset, counts: readonly number[]): number {
+  const pages = counts.flatMap((records) =>
+    Array.from({ length: Math.max(1, Math.ceil(records / PAGE_LIMIT)) }, (_, page) =>
+      Math.max(0, Math.min(PAGE_LIMIT, records - page * PAGE_LIMIT)),
+    ),
+  );
+  const { bucket, leakPerSecond } = RATE_PRESETS[rate];
+  return scheduleFinishMs({
+    latenciesMs: [
+      ...pages.map((records) => LATENCY.baseMs + LATENCY.perRecordMs * records),
+      ...Array<number>(minimumRequests(counts, PAGE_LIMIT).counts).fill(LATENCY.baseMs),
+    ],
+    bucket,
+    // An unlimited shop never makes a request wait; a finite leak keeps the arithmetic finite.
+    leakPerSecond: Number.isFinite(leakPerSecond) ? leakPerSecond : 1e9,
+    depth: DEPTH,
+  });
+}
+
+const tokenEnv = (shop: FleetShop) => `TOKEN_${new URL(shop.url).port}`;
+
+interface ServedStats {
+  requests: number;
+  throttled: number;
+}
+
+async function startFleet(): Promise<{ shops: FleetShop[]; stop: () => Promise<ServedStats> }> {
+  const options = fleetOptions();
+  const script = fileURLToPath(new URL('./fleet-sim.js', import.meta.url));
+  const child: ChildProcess = spawn(process.execPath, [script, JSON.stringify(options)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done) throw new Error('the simulated fleet exited before printing its addresses');
+  const started = JSON.parse(first.value) as Omit<FleetShop, 'options'>[];
+  return {
+    shops: started.map((shop, i) => ({ ...shop, options: options[i] as FleetShop['options'] })),
+    stop: async () => {
+      child.stdin?.end();
+      const last = await lines.next();
+      const perShop = last.done ? [] : (JSON.parse(last.value) as ServedStats[]);
+      return perShop.reduce((a, b) => ({ requests: a.requests + b.requests, throttled: a.throttled + b.throttled }), {
+        requests: 0,
+        throttled: 0,
+      });
+    },
+  };
+}
+
+function jobYaml(shops: readonly FleetShop[], out: string): string {
+  return [
+    'name: fleet-bench',
+    'shops:',
+    ...shops.flatMap((shop) => [`  - shop: "${shop.url}"`, `    token_env: ${tokenEnv(shop)}`]),
+    'formats: [parquet, raw]',
+    `depth: ${DEPTH}`,
+    `parallel_shops: ${PARALLEL_SHOPS}`,
+    `out: ${out}`,
+    '',
+  ].join('\n');
+}
+
+async function runFleet(workers: number, boundMs: number, only?: number): Promise<FleetBenchRun> {
+  const fleet = await startFleet();
+  const work = await mkdtemp(join(tmpdir(), 'shopsnap-fleet-bench-'));
+  try {
+    const job = join(work, 'fleet.yaml');
+    const shops = only === undefined ? fleet.shops : fleet.shops.filter((_, i) => i === only);
+    await writeFile(job, jobYaml(shops, join(work, 'out')));
+    const tokens = Object.fromEntries(fleet.shops.map((shop) => [tokenEnv(shop), shop.token]));
+    const started = performance.now();
+    const finished = await Promise.all(
+      Array.from({ length: workers }, (_, index) =>
+        spawnMeasuredCli(['run', job, '--shard', `${index}/${workers}`], tokens).finished(),
+      ),
+    );
+    const wallMs = performance.now() - started;
+    return {
+      label: only === undefined ? `${workers} worker${workers > 1 ? 's' : ''}` : `shop ${only} alone`,
+      workers,
+      wallSeconds: wallMs / 1000,
+      overBound: wallMs / boundMs,
+      usage: finished.map((run) => run.usage),
+      served: await fleet.stop(),
+    };
+  } catch (error) {
+    await fleet.stop();
+    throw error;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+export async function runFleetBench(): Promise<FleetBenchResult> {
+  const slowest = fleetOptions()
+    .map((options, i) => ({
+      i,
+      rate: options.rate,
+      ms: shopBoundMs(options.rate, [options.products ?? 0, options.customers ?? 0, options.orders ?? 0]),
+    }))
+    .reduce((a, b) => (b.ms > a.ms ? b : a));
+  const line = (text: string) => process.stdout.write(`${text}\n`);
+  line(
+    `fleet bench: ${SHOPS} shops (plans ${RATES.join('/')}, ${LATENCY.baseMs} ms + ${LATENCY.perRecordMs} ms/record), ` +
+      `formats parquet+raw, depth ${DEPTH}, parallel_shops ${PARALLEL_SHOPS}; the shops in one process of their own`,
+  );
+  line(
+    `  bound: shop ${slowest.i} (${slowest.rate}) alone needs ${(slowest.ms / 1000).toFixed(2)} s ` +
+      '(best schedule of its minimum requests under its bucket, leak and latency)',
+  );
+  const runs: FleetBenchRun[] = [];
+  // The slowest shop on its own first: what the fleet adds is the difference to it.
+  for (const [workers, only] of [[1, slowest.i], [1], [3]] as const) {
+    const run = await runFleet(workers, slowest.ms, only);
+    runs.push(run);
+    const cpu = run.usage.map((u) => u.cpuSeconds.toFixed(1)).join(' + ');
+    const rss = Math.max(...run.usage.map((u) => u.maxRssMb));
+    line(
+      `  ${run.label}: ${run.wallSeconds.toFixed(2)} s = ${run.overBound.toFixed(2)}× the bound` +
+        `${workers === 3 ? ' (target ≤ 1.2×)' : ''}; CPU ${cpu} s, peak RSS ${rss.toFixed(0)} MB per worker; ` +
+        `${run.served.requests} requests, ${run.served.throttled} throttled`,
+    );
+  }
+  return { boundSeconds: slowest.ms / 1000, slowest: `shop ${slowest.i} (${slowest.rate})`, runs };
+}
