@@ -1,5 +1,7 @@
+import { crashPoint } from '../crash-point.js';
 import type { Logger } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
+import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CursorLoopError } from './errors.js';
 import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
@@ -86,7 +88,7 @@ class FiltersIgnored extends Error {}
  * emitted once (deduplicated by exact id, newest updated_at kept: see newest-copy.ts) through a bounded channel.
  */
 export class ResourceCrawl {
-  readonly channel = new RecordChannel<CrawledRecord>(CHANNEL_CAPACITY);
+  readonly channel = new RecordChannel<CrawledRecord | CrawlBarrier>(CHANNEL_CAPACITY);
   readonly chains = new Set<Chain>();
   private readonly filters: Record<string, string>;
   /** Ids handed to the consumer. */
@@ -112,12 +114,126 @@ export class ResourceCrawl {
   private horizonMs = 0;
   private chainsRunning = 0;
   private chainsIdle: (() => void) | undefined;
+  /** Records handed over by earlier attempts of a resumed crawl (not in `seen`). */
+  private exportedBefore = 0;
+  /** Seconds in the overlap of two adjacent windows, and the ids handed over from them (for resume). */
+  private readonly edgeSeconds = new Set<number>();
+  private readonly edgeIds = new Set<string>();
+  private awaitingProof = 0;
+  private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
 
   constructor(
     readonly resource: ResourceName,
     private readonly context: CrawlContext,
+    private readonly resume?: CrawlResumeState,
   ) {
     this.filters = { ...COMPLETE_LIST_FILTERS[resource] };
+  }
+
+  /**
+   * Asks for a barrier in the item stream: chains pause after their page in flight, and once every record before it
+   * was pushed, the barrier with the crawl's position follows. Ignored while one is pending.
+   */
+  requestBarrier(): void {
+    if (this.barrier !== undefined || this.failed) return;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.barrier = { emitted: false, parked: 0, release, released };
+    this.emitBarrierWhenParked();
+  }
+
+  /** Pushes the barrier once no chain can hand over another record before the consumer releases it. */
+  private emitBarrierWhenParked(): void {
+    const barrier = this.barrier;
+    if (barrier === undefined || barrier.emitted) return;
+    const resumable = this.mode === 'windows' && !this.failed;
+    const quiet = barrier.parked + this.awaitingProof;
+    if (resumable && (quiet < this.chainsRunning || this.chainsRunning === 0)) return;
+    barrier.emitted = true;
+    void (async () => {
+      // Held copies go out before the barrier: the checkpoint's chain positions are past them, so a resumed crawl
+      // would never list them again.
+      if (resumable) for (const record of this.held.release([])) await this.handOver(record);
+      const marker: CrawlBarrier = {
+        barrier: true,
+        state: resumable ? this.state() : undefined,
+        release: () => {
+          if (this.barrier === barrier) this.barrier = undefined;
+          barrier.release();
+        },
+      };
+      await this.channel.push(marker).catch(() => marker.release());
+    })();
+  }
+
+  /**
+   * A chain pauses here while a barrier is pending. A chain that has not yet proven the filters goes on instead: the
+   * chains waiting for that proof could otherwise never reach the barrier.
+   */
+  private async parkAtBarrier(chain: Chain): Promise<void> {
+    const barrier = this.barrier;
+    if (barrier === undefined || this.unproven.has(chain)) return;
+    barrier.parked++;
+    this.emitBarrierWhenParked();
+    await barrier.released;
+  }
+
+  private state(): CrawlResumeState {
+    return {
+      countBefore: this.countBefore ?? 0,
+      exported: this.exported(),
+      duplicatesDropped: this.duplicates,
+      pages: this.pages,
+      retries: this.retries,
+      windowsUsed: this.windowsUsed,
+      density: this.density,
+      horizonMs: this.horizonMs,
+      chains: [...this.chains]
+        .filter((chain) => !chain.done)
+        .map((chain) => ({
+          minMs: chain.window.minMs,
+          maxMs: chain.window.maxMs,
+          sinceId: String(chain.sinceId),
+          reachedMs: chain.reachedMs,
+          firstCreatedMs: chain.firstCreatedMs,
+          records: chain.records,
+        })),
+      edgeSeconds: [...this.edgeSeconds],
+      edgeIds: [...this.edgeIds],
+    };
+  }
+
+  private restore(state: CrawlResumeState): void {
+    this.countBefore = state.countBefore;
+    this.duplicates = state.duplicatesDropped;
+    this.pages = state.pages;
+    this.retries = state.retries;
+    this.windowsUsed = state.windowsUsed;
+    this.density = state.density;
+    this.horizonMs = state.horizonMs;
+    for (const second of state.edgeSeconds) this.edgeSeconds.add(second);
+    for (const id of state.edgeIds) {
+      this.edgeIds.add(id);
+      this.seen.add(id);
+    }
+    this.exportedBefore = state.exported - this.seen.size;
+    for (const chain of state.chains) {
+      this.chains.add({
+        window: { minMs: chain.minMs, maxMs: chain.maxMs },
+        sinceId: BigInt(chain.sinceId),
+        reachedMs: chain.reachedMs,
+        firstCreatedMs: chain.firstCreatedMs,
+        records: chain.records,
+        done: false,
+        splitRequested: false,
+      });
+    }
+  }
+
+  private exported(): number {
+    return this.exportedBefore + this.seen.size;
   }
 
   get failed(): boolean {
@@ -126,27 +242,19 @@ export class ResourceCrawl {
 
   async run(): Promise<ResourceCrawlReport> {
     try {
-      const counted = this.count();
-      // Awaited below; until then a rejection must not count as unhandled.
-      counted.catch(() => undefined);
-      const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, splitRequested: false };
-      this.chains.add(first);
-      await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
-      this.countBefore = await counted;
-      if (!this.failed && this.mode === 'windows' && !first.done) {
-        this.plan(first);
+      if (this.resume !== undefined) {
+        this.restore(this.resume);
         await this.runChains();
-      }
-      if (!this.failed && this.mode === 'link') await this.runLinkChain();
+      } else await this.crawlFromStart();
       if (this.failure) throw this.failure.error;
       const countAfter = await this.count();
       this.channel.close();
       return {
         resource: this.resource,
         filters: { ...this.filters },
-        countBefore: this.countBefore,
+        countBefore: this.countBefore ?? 0,
         countAfter,
-        exported: this.seen.size,
+        exported: this.exported(),
         duplicatesDropped: this.duplicates,
         requests: this.requests,
         pages: this.pages,
@@ -165,6 +273,21 @@ export class ResourceCrawl {
     }
   }
 
+  private async crawlFromStart(): Promise<void> {
+    const counted = this.count();
+    // Awaited below; until then a rejection must not count as unhandled.
+    counted.catch(() => undefined);
+    const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, splitRequested: false };
+    this.chains.add(first);
+    await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
+    this.countBefore = await counted;
+    if (!this.failed && this.mode === 'windows' && !first.done) {
+      this.plan(first);
+      await this.runChains();
+    }
+    if (!this.failed && this.mode === 'link') await this.runLinkChain();
+  }
+
   /** Pages of work a chain probably has left; 0 for chains that cannot be split. */
   remainingPages(chain: Chain): number {
     const ahead = this.spanAhead(chain);
@@ -179,6 +302,8 @@ export class ResourceCrawl {
   private fail(error: unknown): void {
     if (!this.failure) this.failure = { error };
     this.channel.fail(error);
+    // Chains parked at a barrier that will never be released must still end.
+    this.barrier?.release();
   }
 
   private chainError(error: unknown): void {
@@ -222,6 +347,7 @@ export class ResourceCrawl {
     const pages = Math.ceil(remaining / PAGE_LIMIT);
     const wanted = Math.min(this.context.concurrencyTarget(), Math.max(1, Math.ceil(pages / PAGES_PER_WINDOW)));
     const windows = planWindows(reached, this.horizonMs, wanted);
+    for (const window of windows) this.noteEdge(window);
     first.window = windows[0] as CreatedWindow;
     for (const window of windows.slice(1)) this.addChain(first, window);
     for (const chain of this.chains) this.unproven.add(chain);
@@ -244,6 +370,7 @@ export class ResourceCrawl {
   }
 
   private runChains(): Promise<void> {
+    if (this.chains.size === 0) return Promise.resolve();
     const done = new Promise<void>((resolve) => {
       this.chainsIdle = resolve;
     });
@@ -256,7 +383,11 @@ export class ResourceCrawl {
     this.chainsRunning++;
     void (async () => {
       try {
-        while (!chain.done && !this.failed && this.mode === 'windows') await this.fetchChainPage(chain);
+        while (!chain.done && !this.failed && this.mode === 'windows') {
+          await this.parkAtBarrier(chain);
+          if (this.failed) break;
+          await this.fetchChainPage(chain);
+        }
       } catch (error) {
         this.chainError(error);
       } finally {
@@ -264,7 +395,10 @@ export class ResourceCrawl {
         this.chains.delete(chain);
         this.chainsRunning--;
         if (this.chainsRunning === 0) this.chainsIdle?.();
-        else this.context.rebalance();
+        else {
+          this.emitBarrierWhenParked();
+          this.context.rebalance();
+        }
       }
     })();
   }
@@ -309,7 +443,11 @@ export class ResourceCrawl {
     await this.emit(records);
     // Held records are not under the channel's backpressure: until the proof a chain brings at most one page.
     while (since > 0n && this.mode === 'windows' && !this.failed && this.filtersUnproven()) {
+      // Waiting hands nothing over: a pending barrier may count this chain as paused.
+      this.awaitingProof++;
+      this.emitBarrierWhenParked();
       await new Promise<void>((resolve) => this.proofWaiters.push(resolve));
+      this.awaitingProof--;
     }
   }
 
@@ -318,7 +456,9 @@ export class ResourceCrawl {
     const ahead = this.spanAhead(chain);
     if (!ahead) return;
     const halves = splitWindow(chain.window, ahead.fromMs + (ahead.endMs - ahead.fromMs) / 2);
-    if (!halves) return;
+    // The new window must start after every record this chain handed over, or those would be listed again.
+    if (!halves || (halves[1].minMs ?? 0) <= (chain.reachedMs ?? Number.POSITIVE_INFINITY)) return;
+    this.noteEdge(halves[0]);
     chain.window = halves[0];
     this.addChain(chain, halves[1]);
     this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed }, 'window split');
@@ -368,6 +508,14 @@ export class ResourceCrawl {
   private readonly readPage: BodyReader<ListedRecord[]> = (text, shownUrl) =>
     scanListPage(text, this.resource, shownUrl);
 
+  /** Remembers the seconds around a window's upper boundary, where the next window overlaps it. */
+  private noteEdge(window: CreatedWindow): void {
+    if (window.maxMs === undefined) return;
+    const second = Math.floor(window.maxMs / 1000);
+    this.edgeSeconds.add(second - 1);
+    this.edgeSeconds.add(second);
+  }
+
   /**
    * Held copies that can go out now. In Link mode the chain may still bring a newer copy: its end releases them. While
    * the filters are unproven they wait too, unless no chain is left to prove them (a one-page shop).
@@ -389,6 +537,10 @@ export class ResourceCrawl {
 
   private async handOver(record: ListedRecord): Promise<void> {
     this.seen.add(record.id);
+    if (this.edgeSeconds.size > 0 && record.createdAt !== undefined) {
+      const second = Math.floor(Date.parse(record.createdAt) / 1000);
+      if (this.edgeSeconds.has(second)) this.edgeIds.add(record.id);
+    }
     await this.channel.push(record);
   }
 
@@ -402,11 +554,12 @@ export class ResourceCrawl {
       await this.handOver(record);
     }
     for (const record of this.releasable()) await this.handOver(record);
+    crashPoint('after-page');
     const bucket = this.context.bucket();
     this.context.onProgress?.({
       resource: this.resource,
       pages: this.pages,
-      records: this.seen.size,
+      records: this.exported(),
       expected: this.countBefore,
       bucketUsed: bucket.used,
       bucketMax: bucket.max,
