@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { crashPoint } from '../crash-point.js';
+import { fsyncPath } from '../local-file.js';
 
 /**
  * zlib's default 16 KiB chunks cost about 1.3–2× the CPU of whole-buffer gzip on our rows (thread-pool round trips per
@@ -16,16 +17,6 @@ const GZIP_CHUNK_BYTES = 256 * 1024;
 /** A temp name beside the final one, so the rename stays on one file system and is atomic. */
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-}
-
-/** Flushes a file, or a directory after a rename in it, to disk. */
-export async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { hashFile } from '../storage/local-dir-storage.js';
+import { fsyncPath, hashFile } from '../local-file.js';
 import type { TableSchema } from '../transform/schema.js';
 import { type DuckDbLimits, footerRows, readNdjsonSql, sqlString, withDuckDb } from './duckdb.js';
 import { SinkError } from './errors.js';
-import { fsyncPath, tempPathFor } from './gzip-part-file.js';
+import { tempPathFor } from './gzip-part-file.js';
 import type { WrittenFile } from './written-file.js';
 
 export interface ParquetOptions extends DuckDbLimits {

@@ -4,7 +4,7 @@ import { isS3Url, parseS3Url } from './s3-location.js';
 import { type S3ClientOptions, S3Storage } from './s3-storage.js';
 import { assertSafeKey, type Storage, StorageError } from './storage.js';
 
-export { hashFile, LocalDirStorage } from './local-dir-storage.js';
+export { LocalDirStorage } from './local-dir-storage.js';
 export { formatS3Url, isS3Url, parseS3Url, type S3Location } from './s3-location.js';
 export { type S3ClientOptions, S3Storage, type S3StorageOptions, type ServerSideEncryption } from './s3-storage.js';
 export * from './storage.js';

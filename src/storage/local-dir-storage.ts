@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { fsyncPath, hashFile } from '../local-file.js';
 import {
   assertSafeKey,
   type PutOptions,
@@ -161,27 +161,6 @@ async function* walk(dir: string): AsyncIterable<string> {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* walk(path);
     else if (entry.isFile()) yield path;
-  }
-}
-
-export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  await pipeline(createReadStream(path), async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) {
-      bytes += chunk.length;
-      hash.update(chunk);
-    }
-  });
-  return { sha256: hash.digest('hex'), bytes };
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hashFile } from '../../src/local-file.js';
 import { parseJson } from '../../src/shopify/json.js';
 import { RawArchiveWriter } from '../../src/sink/raw-archive-writer.js';
-import { hashFile } from '../../src/storage/local-dir-storage.js';
 import { listFiles } from './read-back.js';
 
 let dir: string;
