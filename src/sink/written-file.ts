@@ -1,14 +1,18 @@
 export type FileFormat = 'ndjson' | 'parquet' | 'raw';
 
-/** A finished, renamed-into-place file of a snapshot, as a manifest lists it. */
-export interface WrittenFile {
-  /** Absolute path. */
-  path: string;
+/** What a snapshot records about each of its files. */
+export interface FileFacts {
   /** The table (ndjson, parquet) or the resource (raw) whose rows the file holds. */
   table: string;
   format: FileFormat;
   rows: number;
-  /** Size and hex sha256 of the file as written to disk. */
+  /** Size and hex sha256 of the file as written. */
   bytes: number;
   sha256: string;
+}
+
+/** A finished, renamed-into-place file of a snapshot, in staging. */
+export interface WrittenFile extends FileFacts {
+  /** Absolute path. */
+  path: string;
 }

@@ -1,19 +1,15 @@
 import type { ResourceName } from '../shopify/resources.js';
+import type { FileFacts } from '../sink/written-file.js';
 
 export const MANIFEST_FORMAT = 'shopsnap.manifest/v1';
 export const MANIFEST_NAME = 'manifest.json';
 
-export type FileFormat = 'parquet' | 'ndjson' | 'raw';
+export type { FileFormat } from '../sink/written-file.js';
 export type CountCheck = 'ok' | 'drift' | 'mismatch';
 
-export interface ManifestFile {
+export interface ManifestFile extends FileFacts {
   /** Relative to the manifest, '/'-separated. */
   path: string;
-  table: string;
-  format: FileFormat;
-  rows: number;
-  bytes: number;
-  sha256: string;
 }
 
 export interface ResourceSummary {
