@@ -4,7 +4,6 @@ import type { FileFacts } from '../sink/written-file.js';
 export const MANIFEST_FORMAT = 'shopsnap.manifest/v1';
 export const MANIFEST_NAME = 'manifest.json';
 
-export type { FileFormat } from '../sink/written-file.js';
 export type CountCheck = 'ok' | 'drift' | 'mismatch';
 
 export interface ManifestFile extends FileFacts {
