@@ -6,7 +6,11 @@ import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import { openShopSession } from '../source/index.js';
 import { minimumRequests, scheduleFinishMs } from './crawl-bound.js';
 
-/** The benchmark shop of issue 3: ~50,000 records, bucket 40 leaking 20/s, 300 ms + 0.5 ms per record. */
+/**
+ * The benchmark shop of issue 3: ~50,000 records, bucket 40 leaking 20/s, 300 ms + 0.5 ms per record. Prerendered:
+ * building pages on demand costs the shop about 7 s of CPU per crawl, which on a small machine competes with the
+ * crawler and stretches answers past the configured latency the bound assumes.
+ */
 const SHOP = {
   seed: 7,
   products: 10_000,
@@ -14,6 +18,7 @@ const SHOP = {
   orders: 25_000,
   bigIdShare: 0.01,
   latency: { baseMs: 300, perRecordMs: 0.5 },
+  prerender: true,
 } as const;
 const RATE = { bucket: 40, leakPerSecond: 20 };
 /** The peer runs on a Plus-sized bucket; it is sequential, so the bucket never limits it. */

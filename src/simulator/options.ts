@@ -61,6 +61,13 @@ export interface ShopOptions {
    */
   unknownFields?: JsonObject;
   faults?: FaultOptions;
+  /**
+   * Build every generated record and its served text at start, so a list request costs little more than joining
+   * texts. For benchmarks: building pages on demand makes the shop compete with the client for the CPU, so the
+   * client would be measured against a shop slower than its configured latency. Memory: the whole shop's JSON.
+   * @default false
+   */
+  prerender?: boolean;
 }
 
 export interface ResolvedShopOptions {
@@ -74,6 +81,7 @@ export interface ResolvedShopOptions {
   productsDefaultActiveOnly: boolean;
   unknownFields: JsonObject;
   faults: FaultOptions;
+  prerender: boolean;
 }
 
 export const MAX_GENERATED_RECORDS = 1_000_000;
@@ -117,5 +125,6 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     productsDefaultActiveOnly: options.productsDefaultActiveOnly ?? true,
     unknownFields: options.unknownFields ?? {},
     faults: options.faults ?? {},
+    prerender: options.prerender ?? false,
   };
 }

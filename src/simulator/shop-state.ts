@@ -2,8 +2,8 @@ import type { JsonObject } from '../shopify/json.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { FaultPlan } from './faults.js';
 import { createContext, type GenContext } from './generate/context.js';
-import type { AnyFacts, CustomerFacts, OrderFacts, ProductFacts } from './generate/facts.js';
-import { customerModel, orderModel, productModel, withUnknownFields } from './models.js';
+import type { AnyFacts, BaseFacts, CustomerFacts, OrderFacts, ProductFacts } from './generate/facts.js';
+import { customerModel, orderModel, productModel, type ResourceModel, withUnknownFields } from './models.js';
 import type { FaultOptions, ResolvedShopOptions } from './options.js';
 import { LeakyBucket } from './rate-limit.js';
 import { ResourceStore } from './store.js';
@@ -29,12 +29,17 @@ export class ShopState {
   constructor(readonly options: ResolvedShopOptions) {
     this.ctx = createContext(options.seed, options.sizes, options.bigIdShare);
     const unknown = options.unknownFields;
-    this.stores = {
-      products: new ResourceStore(withUnknownFields(productModel(this.ctx), unknown), this.ctx.ids.products, null),
-      customers: new ResourceStore(withUnknownFields(customerModel(this.ctx), unknown), this.ctx.ids.customers, null),
-      // Generated orders are created in index order, so newest-first is highest index first.
-      orders: new ResourceStore(withUnknownFields(orderModel(this.ctx), unknown), this.ctx.ids.orders, 'descending'),
+    const prepare = <F extends BaseFacts>(model: ResourceModel<F>) => {
+      const withUnknown = withUnknownFields(model, unknown);
+      return options.prerender ? withFactsKept(withUnknown) : withUnknown;
     };
+    this.stores = {
+      products: new ResourceStore(prepare(productModel(this.ctx)), this.ctx.ids.products, null),
+      customers: new ResourceStore(prepare(customerModel(this.ctx)), this.ctx.ids.customers, null),
+      // Generated orders are created in index order, so newest-first is highest index first.
+      orders: new ResourceStore(prepare(orderModel(this.ctx)), this.ctx.ids.orders, 'descending'),
+    };
+    if (options.prerender) for (const store of Object.values(this.stores)) store.prerender();
     this.faults = new FaultPlan(options.faults, options.seed);
   }
 
@@ -87,4 +92,10 @@ export class ShopState {
       for (const entry of store.entries()) yield store.recordOf(entry);
     })();
   }
+}
+
+/** The model with the facts of every generated record computed once: list walks read them for every record passed. */
+function withFactsKept<F extends BaseFacts>(model: ResourceModel<F>): ResourceModel<F> {
+  const kept = Array.from({ length: model.size }, (_, index) => model.facts(index));
+  return { ...model, facts: (index) => kept[index] ?? model.facts(index) };
 }

@@ -27,6 +27,7 @@ export class ResourceStore<F extends BaseFacts> {
   private readonly shadowed = new Set<number>();
   private readonly overlay = new Map<bigint, Entry<F>>();
   private readonly texts = new Map<number, string>();
+  private textCacheSize = TEXT_CACHE_SIZE;
   private readonly baseOrders = new Map<string, BaseOrder>();
   private readonly overlaySortCache = new Map<string, { version: number; entries: Entry<F>[] }>();
   private created = 0;
@@ -76,8 +77,14 @@ export class ResourceStore<F extends BaseFacts> {
     }
     const text = serialize(this.model.build(entry.facts));
     this.texts.set(index, text);
-    if (this.texts.size > TEXT_CACHE_SIZE) this.texts.delete(this.texts.keys().next().value as number);
+    if (this.texts.size > this.textCacheSize) this.texts.delete(this.texts.keys().next().value as number);
     return text;
+  }
+
+  /** Keeps the served text of every generated record from now on (see ShopOptions.prerender). */
+  prerender(): void {
+    this.textCacheSize = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < this.model.size; index++) this.textOf({ facts: this.model.facts(index) });
   }
 
   /** A fresh index and id for a record created now (indices past the generated ones). */

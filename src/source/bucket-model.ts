@@ -86,13 +86,20 @@ export class BucketModel {
     // slow answer may have waited in a queue before the server looked at it, which reads as a bogus leak.
     const roundTrip = nowMs - sample.sendMs;
     this.fastestRoundTrip = Math.min(this.fastestRoundTrip * FASTEST_DRIFT, roundTrip);
-    if (roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS) {
-      this.learnLeak({ ...sample, refusedBefore: this.refused });
-    }
+    const prompt = roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS;
+    if (prompt) this.learnLeak({ ...sample, refusedBefore: this.refused });
     // The header bounds the level now from both sides: at least what it said minus the leak since, at most what it
     // said plus every request sent after it. The upper bound frees us from a leak rate guessed too low.
     const atLeast = sample.used - (this.leakPerSecond * Math.max(0, nowMs - sample.sendMs)) / 1000;
-    const atMost = sample.used + (this.sends - sample.seq);
+    const sentSince = this.sends - sample.seq;
+    // That bound alone keeps a whole round trip of sends in the bucket, though the bucket leaked all that time: the
+    // server counts a request when it arrives (it refuses one before doing any work), and the rest of the round trip
+    // is its work and the way back. For a prompt answer and a measured leak the level is the header plus the sends
+    // since, less the leak since the request arrived; the way there is taken as half the fastest round trip, which
+    // errs on the full side. A slow answer may have waited on our side before it left: it cannot date the count.
+    const countedMs = sample.sendMs + this.fastestRoundTrip / 2;
+    const leakedSince = prompt && this.learnedLeak ? (this.leakPerSecond * Math.max(0, nowMs - countedMs)) / 1000 : 0;
+    const atMost = sample.used + sentSince - leakedSince;
     const current = this.levelAt(nowMs);
     if (current < atLeast || current > atMost) {
       this.level = Math.min(Math.max(current, atLeast), atMost);

@@ -467,7 +467,7 @@ export class ResourceCrawl {
   /**
    * The created_at span still ahead of a chain and the density of records in it (the chain's own once it has a full
    * page behind it, else the first page's). The open-ended last window runs to the expected end of the data, or
-   * further while records are still missing.
+   * further while more records are missing than the bounded windows are expected to hold.
    */
   private spanAhead(chain: Chain): { fromMs: number; endMs: number; density: number } | undefined {
     if (chain.done || this.mode !== 'windows' || this.density <= 0) return undefined;
@@ -478,9 +478,20 @@ export class ResourceCrawl {
         ? chain.records / (fromMs - chain.firstCreatedMs)
         : undefined;
     const density = own ?? this.density;
-    const leftover = Math.max(0, (this.countBefore ?? 0) - this.seen.size);
-    const endMs = chain.window.maxMs ?? Math.max(this.horizonMs, fromMs + leftover / density);
+    const endMs = chain.window.maxMs ?? Math.max(this.horizonMs, fromMs + this.unplacedRecords() / density);
     return endMs > fromMs ? { fromMs, endMs, density } : undefined;
+  }
+
+  /**
+   * Records still to come that the bounded windows are not expected to hold: the open-ended window's share. Counting
+   * every missing record there would stretch it over the other chains' work, and split it past the end of the data.
+   */
+  private unplacedRecords(): number {
+    let placed = this.exported() + this.held.size;
+    for (const chain of this.chains) {
+      if (chain.window.maxMs !== undefined) placed += this.remainingPages(chain) * PAGE_LIMIT;
+    }
+    return Math.max(0, (this.countBefore ?? 0) - placed);
   }
 
   private async runLinkChain(): Promise<void> {

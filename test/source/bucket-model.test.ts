@@ -46,20 +46,23 @@ describe('BucketModel', () => {
     ['Plus 400 @ 20/s', 400, 20],
     ['80 @ 4/s', 80, 4],
   ])('learns the leak rate of a %s bucket kept busy', (_name, max, leak) => {
-    const model = new BucketModel(2);
-    // Simulate a server bucket fed by our sends at 1.5× its leak rate, starting half full.
-    let serverLevel = max / 2;
-    let lastMs = 0;
-    for (let t = 0; t <= 5000; t += 1000 / (leak * 1.5)) {
-      serverLevel = Math.max(0, serverLevel - ((t - lastMs) * leak) / 1000);
-      lastMs = t;
-      if (serverLevel + 1 > max) continue;
-      serverLevel += 1;
-      const seq = model.send(t);
-      model.observe({ sendMs: t, seq, used: Math.round(serverLevel) }, max, t);
-    }
+    const model = busyModel(max, leak);
     expect(model.leakPerSecond).toBeGreaterThan(leak * 0.8);
     expect(model.leakPerSecond).toBeLessThan(leak * 1.2);
+  });
+
+  it.each([
+    ['a prompt answer, less the leak since the request arrived', 80, true],
+    ['a slow answer, which may have waited on our side, with nothing leaked', 500, false],
+  ])('after %s, puts the level at the header plus the sends since', (_name, roundTripMs, leaked) => {
+    const model = busyModel(40, 20);
+    const t = 10_000;
+    // Twenty sends the server had already let leak away, then the one whose answer says 5 used.
+    for (let i = 0; i < 20; i++) model.send(t);
+    const seq = model.send(t);
+    model.observe({ sendMs: t, seq, used: 5 }, 40, t + roundTripMs);
+    const leak = model.leakPerSecond as number;
+    expect(model.levelAt(t + roundTripMs)).toBeCloseTo(5 - (leaked ? (leak * roundTripMs) / 1000 : 0), 6);
   });
 
   it('treats a bucket 429 as a full bucket and trusts its leak estimate less, once per overflow episode', () => {
@@ -80,3 +83,19 @@ describe('BucketModel', () => {
     expect(model.waitMs(0)).toBe(0);
   });
 });
+
+/** A model that watched a server bucket fed by our sends at 1.5× its leak rate for 5 s, starting half full. */
+function busyModel(max: number, leak: number): BucketModel {
+  const model = new BucketModel(2);
+  let serverLevel = max / 2;
+  let lastMs = 0;
+  for (let t = 0; t <= 5000; t += 1000 / (leak * 1.5)) {
+    serverLevel = Math.max(0, serverLevel - ((t - lastMs) * leak) / 1000);
+    lastMs = t;
+    if (serverLevel + 1 > max) continue;
+    serverLevel += 1;
+    const seq = model.send(t);
+    model.observe({ sendMs: t, seq, used: Math.round(serverLevel) }, max, t);
+  }
+  return model;
+}
