@@ -45,7 +45,10 @@ export interface ShopOptions {
   orders?: number;
   /** @default 'unlimited' */
   rate?: RatePreset | BucketShape;
-  /** Added before each response: `baseMs + perRecordMs × records in the body`. @default { baseMs: 0, perRecordMs: 0 } */
+  /**
+   * Response time, counted from the request's arrival: `baseMs + perRecordMs × records in the body`; the shop's own
+   * work happens inside it. @default { baseMs: 0, perRecordMs: 0 }
+   */
   latency?: { baseMs: number; perRecordMs: number };
   /** Share (0..1) of products, customers and orders whose ids (and their children's) are above 2^53. @default 0 */
   bigIdShare?: number;
