@@ -65,8 +65,7 @@ export class LocalDirStorage implements Storage {
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {
-    const start = prefix === '' ? this.#root : this.#pathOf(prefix.replace(/\/$/, ''));
-    for await (const path of walk(start)) {
+    for await (const path of walk(this.#prefixPath(prefix))) {
       if (path.endsWith(TEMP_SUFFIX)) continue;
       const info = await stat(path);
       yield { key: relative(this.#root, path).split(sep).join('/'), bytes: info.size };
@@ -74,7 +73,24 @@ export class LocalDirStorage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
-    const path = this.#pathOf(key);
+    await this.#remove(this.#pathOf(key));
+  }
+
+  /**
+   * A killed run leaves its half-copied temp files behind: the local counterpart of unfinished multipart uploads.
+   * They are never listed, so without this sweep they would keep an abandoned snapshot's folder alive.
+   */
+  async abortIncompleteUploads(prefix: string): Promise<number> {
+    let removed = 0;
+    for await (const path of walk(this.#prefixPath(prefix))) {
+      if (!path.endsWith(TEMP_SUFFIX)) continue;
+      await this.#remove(path);
+      removed += 1;
+    }
+    return removed;
+  }
+
+  async #remove(path: string): Promise<void> {
     await rm(path, { force: true });
     // Like a bucket, a directory tree has no folders of its own: the ones a delete empties go too.
     for (let dir = dirname(path); dir !== this.#root && dir.startsWith(this.#root); dir = dirname(dir)) {
@@ -84,6 +100,10 @@ export class LocalDirStorage implements Storage {
         break;
       }
     }
+  }
+
+  #prefixPath(prefix: string): string {
+    return prefix === '' ? this.#root : this.#pathOf(prefix.replace(/\/$/, ''));
   }
 
   async #commit(

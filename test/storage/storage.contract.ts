@@ -19,7 +19,7 @@ export async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function collect(items: AsyncIterable<StoredObject>): Promise<StoredObject[]> {
+export async function collect(items: AsyncIterable<StoredObject>): Promise<StoredObject[]> {
   const out: StoredObject[] = [];
   for await (const item of items) out.push(item);
   return out.sort((a, b) => a.key.localeCompare(b.key));
