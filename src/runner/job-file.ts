@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { parseShopAddress } from '../cli/shop-address.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import type { S3Settings } from '../storage/index.js';
 import type { OutputFormat } from './backup.js';
@@ -112,6 +113,13 @@ function readShops(value: unknown, problems: string[]): JobShop[] {
       else if (!['shop', 'token_env', 'token_file'].includes(key)) problems.push(`${where}.${key}: unknown setting`);
     }
     if (typeof entry.shop !== 'string' || entry.shop === '') problems.push(`${where}.shop: required text`);
+    else {
+      try {
+        parseShopAddress(entry.shop);
+      } catch (error) {
+        problems.push(`${where}.shop: ${(error as Error).message}`);
+      }
+    }
     const tokenEnv = optionalText(entry.token_env, `${where}.token_env`, problems);
     const tokenFile = optionalText(entry.token_file, `${where}.token_file`, problems);
     return [{ shop: String(entry.shop), ...(tokenEnv ? { tokenEnv } : {}), ...(tokenFile ? { tokenFile } : {}) }];

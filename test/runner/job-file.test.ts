@@ -55,6 +55,14 @@ describe('parseJobFile', () => {
         'out: required, a directory or s3://bucket/prefix',
       ],
     ],
+    [
+      'shop addresses that could leave the shop host or its folder',
+      'out: x\nshops: [{shop: ../x, token_env: T}, {shop: x.myshopify.com.evil.io, token_env: T}, {shop: ok, token_env: T}]',
+      [
+        'shops[0].shop: invalid shop "../x": not a shop name; expected a shop name, name.myshopify.com or https://name.myshopify.com',
+        'shops[1].shop: invalid shop "x.myshopify.com.evil.io": not a shop name; expected a shop name, name.myshopify.com or https://name.myshopify.com',
+      ],
+    ],
   ])('reports %s with paths', (_name, text, expected) => {
     expect(problemsOf(text)).toEqual(expected);
   });
