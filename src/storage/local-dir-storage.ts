@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { crashPoint } from '../crash-point.js';
 import { describeErrno, errnoCode, fsyncPath, hashFile } from '../local-file.js';
 import {
   assertSafeKey,
@@ -30,6 +31,7 @@ export class LocalDirStorage implements Storage {
     return this.#commit(key, target, options, async (temp) => {
       await copyFile(localPath, temp);
       await fsyncPath(temp);
+      crashPoint('mid-upload');
     });
   }
 

@@ -46,7 +46,7 @@ async function backup(out: string, options: CliOptions = {}) {
   const before = shop.stats().requests;
   const started = Date.now();
   const result = await runCli(
-    ['backup', '--shop', shop.url, '--out', out, '--depth', '2', '--checkpoint-interval', '0.2'],
+    ['backup', '--shop', shop.url, '--out', out, '--depth', '2', '--checkpoint-interval', '0.2', '--json'],
     { ...options, env: { SHOPSNAP_TOKEN: TOKEN, ...options.env } },
   );
   return { ...result, requests: shop.stats().requests - before, ms: Date.now() - started };
@@ -93,6 +93,13 @@ describe('a disk that fills up during a backup', () => {
     expect(run.requests).toBeLessThan(fullRunRequests);
     expect(run.ms).toBeLessThan(BOUNDED_MS);
     await expectCleanFailure(out);
+
+    // With space again, the next run resumes from what the full disk had taken, and verify passes.
+    const rerun = await backup(out);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const { manifest, location } = JSON.parse(rerun.stdout);
+    expect(manifest.resumed.attempts).toBe(1);
+    expect((await runCli(['verify', location])).code).toBe(0);
   });
 
   it('in staging: exit 7 naming the staging file and "no space", no manifest, no temp or staging files', async () => {
