@@ -6,6 +6,7 @@ export type CrashPoint =
   | 'after-page'
   | 'mid-file'
   | 'before-rename'
+  | 'mid-upload'
   | 'between-uploads'
   | 'after-checkpoint'
   | 'before-manifest'

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { getSystemErrorMap } from 'node:util';
 
 /** Flushes a file, or a directory after a rename in it, to disk. */
 export async function fsyncPath(path: string): Promise<void> {
@@ -24,4 +25,39 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
     }
   });
   return { sha256: hash.digest('hex'), bytes };
+}
+
+/**
+ * A local file that could not be written, named: Node's errors from write(2) and fsync(2) name no file. `code` is the
+ * errno's ('ENOSPC', 'EACCES', …), so the CLI classifies it like any other file-system error that carries a path.
+ */
+export class LocalFileError extends Error {
+  override name = 'LocalFileError';
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    options: { cause: unknown },
+  ) {
+    super(`cannot write ${path}: ${describeErrno(code)}`, options);
+  }
+}
+
+/** A Node file-system error met while writing `path`, as a LocalFileError; any other error as it is. */
+export function writeError(error: unknown, path: string): unknown {
+  const code = errnoCode(error);
+  return code === undefined ? error : new LocalFileError(path, code, { cause: error });
+}
+
+/** The errno code of a Node system error ('ENOSPC'); undefined for any other error (zlib's codes, Node's ERR_…). */
+export function errnoCode(error: unknown): string | undefined {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  return typeof code === 'string' && typeof syscall === 'string' ? code : undefined;
+}
+
+/** 'no space left on device (ENOSPC)': the system's words for an errno code. */
+export function describeErrno(code: string): string {
+  for (const [name, description] of getSystemErrorMap().values()) {
+    if (name === code) return `${description} (${code})`;
+  }
+  return code;
 }

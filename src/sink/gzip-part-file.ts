@@ -6,7 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { crashPoint } from '../crash-point.js';
-import { fsyncPath } from '../local-file.js';
+import { fsyncPath, writeError } from '../local-file.js';
 
 /**
  * zlib's default 16 KiB chunks cost about 1.3–2× the CPU of whole-buffer gzip on our rows (thread-pool round trips per
@@ -43,7 +43,9 @@ export class GzipPartFile {
       },
     });
     // flush: the descriptor is fsynced before it is closed, so a renamed file is on disk.
-    this.#done = pipeline(this.#gzip, count, createWriteStream(this.#temp, { flush: true }));
+    this.#done = pipeline(this.#gzip, count, createWriteStream(this.#temp, { flush: true })).catch((error: unknown) => {
+      throw writeError(error, path);
+    });
     // Marked handled here; write() and finish() observe the failure.
     this.#done.catch(() => undefined);
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fsyncPath, hashFile } from '../local-file.js';
+import { errnoCode, fsyncPath, hashFile, LocalFileError, writeError } from '../local-file.js';
 import type { TableSchema } from '../transform/schema.js';
 import { type DuckDbLimits, footerRows, readNdjsonSql, sqlString, withDuckDb } from './duckdb.js';
 import { SinkError } from './errors.js';
@@ -59,11 +59,28 @@ export async function convertToParquet(
     return { path, table: table.name, format: 'parquet', rows, bytes, sha256 };
   } catch (error) {
     await rm(temp, { force: true });
-    if (error instanceof SinkError) throw error;
-    // DuckDB appends tuning advice on further lines; the first names the problem.
-    const reason = (error as Error).message.split('\n')[0];
-    throw new SinkError('ERR_SINK_PARQUET', `converting ${ndjson.path} to Parquet failed: ${reason}`, { cause: error });
+    throw conversionError(error, ndjson, path);
   } finally {
     await rm(spill, { recursive: true, force: true });
   }
+}
+
+/**
+ * DuckDB writes natively and reports a full disk only in words (`IO Error: Could not write file "…": No space left
+ * on device`), the C library's for ENOSPC and EDQUOT.
+ */
+const DUCKDB_FULL_DISK: [RegExp, string][] = [
+  [/: No space left on device/, 'ENOSPC'],
+  [/: Disk quota exceeded/, 'EDQUOT'],
+];
+
+/** A failed conversion: a full disk as the file-system error it is (it is not the data's fault), else ERR_SINK_PARQUET. */
+function conversionError(error: unknown, ndjson: WrittenFile, path: string): unknown {
+  if (error instanceof SinkError) return error;
+  if (errnoCode(error) !== undefined) return writeError(error, path);
+  // DuckDB appends tuning advice on further lines; the first names the problem.
+  const reason = (error as Error).message.split('\n')[0] ?? '';
+  const fullDisk = DUCKDB_FULL_DISK.find(([words]) => words.test(reason));
+  if (fullDisk !== undefined) return new LocalFileError(path, fullDisk[1], { cause: error });
+  return new SinkError('ERR_SINK_PARQUET', `converting ${ndjson.path} to Parquet failed: ${reason}`, { cause: error });
 }

@@ -3,7 +3,8 @@ import { createReadStream } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fsyncPath, hashFile } from '../local-file.js';
+import { crashPoint } from '../crash-point.js';
+import { describeErrno, errnoCode, fsyncPath, hashFile } from '../local-file.js';
 import {
   assertSafeKey,
   type PutOptions,
@@ -30,6 +31,7 @@ export class LocalDirStorage implements Storage {
     return this.#commit(key, target, options, async (temp) => {
       await copyFile(localPath, temp);
       await fsyncPath(temp);
+      crashPoint('mid-upload');
     });
   }
 
@@ -138,7 +140,9 @@ export class LocalDirStorage implements Storage {
       await fsyncPath(dirname(target));
       return { key, bytes: written.bytes, sha256: written.sha256 };
     } catch (error) {
-      await rm(temp, { force: true });
+      // The write's error is the one to report. A temp file that cannot be removed was mostly never created (the
+      // destination is a file, say); any other is swept by abortIncompleteUploads.
+      await rm(temp, { force: true }).catch(() => undefined);
       throw this.#error(error, key, 'write');
     }
   }
@@ -164,7 +168,8 @@ export class LocalDirStorage implements Storage {
         : isErrno(error, 'EACCES') || isErrno(error, 'EPERM') || isErrno(error, 'EROFS')
           ? 'ERR_STORAGE_ACCESS'
           : 'ERR_STORAGE_IO';
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    const errno = errnoCode(error);
+    const reason = errno === undefined ? (error as Error).message : describeErrno(errno);
     return new StorageError(code, `cannot ${action} ${this.#describe(key)}: ${reason}`, { cause: error });
   }
 }

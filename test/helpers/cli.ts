@@ -10,6 +10,15 @@ export interface CliResult {
   stderr: string;
 }
 
+export interface CliOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Flags for node itself, before the script (e.g. a test-only `--import` preload). */
+  nodeArgs?: string[];
+  /** Run as this user (a root test runner drops to an unprivileged one for permission faults). */
+  user?: { uid: number; gid: number };
+}
+
 export interface CliRun {
   done: Promise<CliResult>;
   kill(signal: NodeJS.Signals): void;
@@ -21,9 +30,10 @@ export interface CliRun {
  * Runs the built binary exactly as a user would: a separate process, its own environment (nothing of ours leaks in
  * but PATH and HOME), stdout and stderr captured.
  */
-export function startCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliRun {
-  const child = spawn(process.execPath, [CLI, ...args], {
+export function startCli(args: string[], options: CliOptions = {}): CliRun {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
     cwd: options.cwd,
+    ...options.user,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -53,10 +63,7 @@ export function startCli(args: string[], options: { env?: Record<string, string>
   };
 }
 
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrashPoint } from '../../src/crash-point.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { lastLine, runCli } from '../helpers/cli.js';
+import { filesUnder } from '../helpers/files.js';
 
 const TOKEN = 'shpat_crash_resume_0c4e';
 const RESOURCES = ['products', 'customers', 'orders'] as const;
@@ -55,9 +56,7 @@ function backup(out: string, env: Record<string, string> = {}, extra: string[] =
 }
 
 async function manifestsUnder(dir: string): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() && e.name === 'manifest.json').map((e) => join(e.parentPath, e.name));
+  return (await filesUnder(dir)).filter((file) => file.endsWith('/manifest.json'));
 }
 
 async function gunzipLines(path: string): Promise<string[]> {
@@ -101,6 +100,7 @@ describe('a run killed with SIGKILL resumes into exactly the snapshot an uninter
     ['after-page', 6],
     ['mid-file', 3],
     ['before-rename', 4],
+    ['mid-upload', 4],
     ['between-uploads', 5],
     ['after-checkpoint', 3],
     ['before-manifest', 1],
@@ -113,6 +113,10 @@ describe('a run killed with SIGKILL resumes into exactly the snapshot an uninter
       const out = join(work, `${point}-${pass}`);
       const killed = await backup(out, { TEST_SHOPSNAP_CRASH_AT: `${point}:${pass}` });
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      if (point === 'mid-upload') {
+        // Killed with a part copied to its temp name in the destination, not yet renamed (other copies in flight too).
+        expect((await filesUnder(out)).some((file) => file.endsWith('.shopsnap-tmp'))).toBe(true);
+      }
       const left = await manifestsUnder(out);
       if (point === 'after-manifest') {
         expect(left).toHaveLength(1);
@@ -140,6 +144,8 @@ describe('a run killed with SIGKILL resumes into exactly the snapshot an uninter
         expect(manifest.resumed.requests).toBe(0);
       }
       // One snapshot per shop: the killed run's unfinished one was resumed, not left beside a new one.
+      // The rerun swept the temp files of copies the killed run had not finished.
+      expect((await filesUnder(out)).filter((file) => file.endsWith('.shopsnap-tmp'))).toEqual([]);
       const snapshots = await readdir(join(out, lastLine(location).split('/').at(-2) as string));
       expect(snapshots.filter((name) => /^\d{8}T/.test(name))).toHaveLength(point === 'after-manifest' ? 2 : 1);
     },
