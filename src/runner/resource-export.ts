@@ -142,6 +142,8 @@ export async function exportResource(options: {
       filters: report.filters,
     });
   } catch (error) {
+    // The batch still committing reads staging files: the caller's clean-up must not start under it.
+    await committing.catch(() => undefined);
     await Promise.all(writers.map((writer) => writer.abort()));
     throw error;
   }
