@@ -189,28 +189,25 @@ export class ShopClient {
    * The stream carries the body decompressed, so a small gzip body that inflates past the limit stops too.
    */
   private async download(url: URL): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-    const stream = this.http.stream(url, { signal: this.signal });
-    const [response] = (await once(stream, 'response')) as [PlainResponse];
     const tooLarge = (seen: string) => new ShopBodyTooLargeError(redact(url), this.maxBodyBytes, seen);
-    const announced = Number(response.headers['content-length']);
-    if (announced > this.maxBodyBytes) {
-      stream.destroy();
-      throw tooLarge(`Content-Length: ${announced}`);
-    }
-    const chunks: Buffer[] = [];
-    let received = 0;
+    const stream = this.http.stream(url, { signal: this.signal });
     try {
+      const [response] = (await once(stream, 'response')) as [PlainResponse];
+      const announced = Number(response.headers['content-length']);
+      if (announced > this.maxBodyBytes) throw tooLarge(`Content-Length: ${announced}`);
+      const chunks: Buffer[] = [];
+      let received = 0;
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         received += chunk.length;
         if (received > this.maxBodyBytes) throw tooLarge(`stopped after ${received} bytes`);
         chunks.push(chunk);
       }
+      return { statusCode: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, received) };
     } finally {
-      // A finished got stream still listens to the crawl's signal (and would emit an unheard error on its abort);
-      // destroying it detaches that. A socket already back in the keep-alive pool is not touched.
+      // Stops a download cut short; a finished got stream still listens to the crawl's signal (and would emit an
+      // unheard error on its abort), which this detaches. A socket already back in the keep-alive pool is not touched.
       stream.destroy();
     }
-    return { statusCode: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, received) };
   }
 
   private asShopError(url: URL, error: unknown): ShopError {

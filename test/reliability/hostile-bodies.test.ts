@@ -105,12 +105,23 @@ describe('a 300 MB body', () => {
     expect((await readdir(out, { recursive: true })).filter((name) => name.endsWith(MANIFEST_NAME))).toEqual([]);
   });
 
-  it('a body of exactly the limit is read', async () => {
+  it.each([
+    { limit: 1000, chunked: false, outcome: 'read' },
+    { limit: 1000, chunked: true, outcome: 'read' },
+    { limit: 999, chunked: false, outcome: `refused (Content-Length: 1000)` },
+    { limit: 999, chunked: true, outcome: 'refused (stopped after 1000 bytes)' },
+  ])('a 1000-byte body, limit $limit, chunked $chunked: $outcome', async ({ limit, chunked, outcome }) => {
     const body = `{"orders":[{"id":1}]${' '.repeat(1000 - 21)}}`;
-    expect(Buffer.byteLength(body)).toBe(1000);
-    const { client } = await clientFor((_request, response) => json(response, 200, body), 1000);
-    const response = await client.get(client.apiUrl('orders.json'), readOrders);
-    expect(response.value.map((record) => record.id)).toEqual(['1']);
+    const { client, url } = await clientFor((_request, response) => {
+      response.writeHead(200, chunked ? {} : { 'content-length': '1000' });
+      if (chunked) response.write(body.slice(0, 500));
+      response.end(chunked ? body.slice(500) : body);
+    }, limit);
+    const result = await client.get(url, readOrders).then(
+      (response) => response.value.map((record) => record.id),
+      (error: Error) => `refused ${error.message.split(' bytes ')[1]?.split(';')[0]}`,
+    );
+    expect(result).toEqual(outcome === 'read' ? ['1'] : outcome);
   });
 });
 
