@@ -99,21 +99,20 @@ function reviveBigInts(value: JsonValue, mark: string): JsonValue {
   return value;
 }
 
-const STRINGIFY_MARK = '\u0000\u0001bigint:';
-const MARKED_BIGINT = /"\\u0000\\u0001bigint:(-?\d+)"/g;
+/**
+ * Bigints travel through JSON.stringify as strings carrying this mark: U+0000 and a random nonce drawn once per
+ * process, so no string of a record, however hostile, can be taken for one (or make serialising fail).
+ */
+const STRINGIFY_NONCE = randomBytes(9).toString('base64url');
+const MARKED_BIGINT = new RegExp(`"\\\\u0000${STRINGIFY_NONCE}:(-?\\d+)"`, 'g');
 
 /** JSON.stringify that writes bigint as a bare integer literal, so ids round-trip exactly. */
 export function stringifyJson(value: unknown): string {
   let sawBigInt = false;
   const text = JSON.stringify(value, (_key, item: unknown) => {
-    if (typeof item === 'bigint') {
-      sawBigInt = true;
-      return `${STRINGIFY_MARK}${item}`;
-    }
-    if (typeof item === 'string' && item.startsWith(STRINGIFY_MARK)) {
-      throw new Error('cannot serialise a string that starts with the internal bigint marker');
-    }
-    return item;
+    if (typeof item !== 'bigint') return item;
+    sawBigInt = true;
+    return `\u0000${STRINGIFY_NONCE}:${item}`;
   });
   return sawBigInt ? text.replace(MARKED_BIGINT, '$1') : text;
 }

@@ -78,6 +78,58 @@ export class ShopBodyError extends ShopError {
   }
 }
 
+/**
+ * A 2xx body that is not valid UTF-8. Shopify sends UTF-8 JSON, so bad bytes mean the body was damaged on the way;
+ * decoding them anyway would put U+FFFD into the lossless archive in place of what the shop holds. Retried like a
+ * garbled body; a run whose retries keep seeing it fails instead of storing altered text.
+ */
+export class ShopBodyEncodingError extends ShopError {
+  override name = 'ShopBodyEncodingError';
+  readonly code = 'ERR_SHOP_BODY_UTF8';
+  readonly retryable = true;
+  constructor(
+    readonly url: string,
+    bytes: number,
+  ) {
+    super(`response body from ${url} is not valid UTF-8 (${bytes} bytes): it was damaged on the way`);
+  }
+}
+
+/**
+ * A body larger than the client's limit, stopped while downloading (by its Content-Length, or by the bytes received
+ * once decompressed) so it is never buffered whole. The same request would bring the same body: not retried.
+ */
+export class ShopBodyTooLargeError extends ShopError {
+  override name = 'ShopBodyTooLargeError';
+  readonly code = 'ERR_SHOP_BODY_TOO_LARGE';
+  readonly retryable = false;
+  constructor(
+    readonly url: string,
+    readonly limitBytes: number,
+    seen: string,
+  ) {
+    super(
+      `response body from ${url} exceeds the limit of ${limitBytes} bytes (${seen}); no page of the API is that large`,
+    );
+  }
+}
+
+/**
+ * JSON nested deeper than the client's limit. JSON.stringify recurses, so such a record would overflow the stack in
+ * the transform; no Shopify record nests past a dozen levels. The same request would bring the same body: not retried.
+ */
+export class ShopBodyTooDeepError extends ShopError {
+  override name = 'ShopBodyTooDeepError';
+  readonly code = 'ERR_SHOP_BODY_TOO_DEEP';
+  readonly retryable = false;
+  constructor(
+    readonly url: string,
+    readonly limitDepth: number,
+  ) {
+    super(`response body from ${url} nests JSON deeper than ${limitDepth} levels`);
+  }
+}
+
 /** A `Link` header we cannot read exactly. Reading it loosely could end a list early, so it is fatal. */
 export class LinkHeaderError extends ShopError {
   override name = 'LinkHeaderError';

@@ -1,5 +1,5 @@
 import { type JsonObject, parseJson } from '../shopify/json.js';
-import { ShopBodyError } from './errors.js';
+import { ShopBodyError, ShopBodyTooDeepError } from './errors.js';
 
 export interface CrawledRecord {
   /** Exact decimal id, also for ids above 2^53. */
@@ -46,6 +46,12 @@ const COLON = 58;
 const COMMA = 44;
 const INTEGER = /-?\d+/y;
 
+/**
+ * Deepest nesting a list body may have. Shopify's deepest shape (an order's refund line item's tax line's price set)
+ * sits about a dozen levels down; the transform's JSON.stringify overflows the stack at a few thousand.
+ */
+export const MAX_JSON_DEPTH = 512;
+
 /** Index just past the string literal starting at `start` (a quote). */
 function stringEnd(text: string, start: number): number {
   let at = start;
@@ -67,7 +73,8 @@ function skipSpace(text: string, at: number): number {
 /**
  * The records of a list response `{"<key>":[{…},…]}` with their exact text, top-level id and timestamps, found in
  * one pass without building the parsed tree. A body that does not close properly (truncated) or whose records lack
- * an integer id is an unusable body: ShopBodyError, which the retry layer retries.
+ * an integer id is an unusable body: ShopBodyError, which the retry layer retries. A body nested deeper than
+ * MAX_JSON_DEPTH is refused: ShopBodyTooDeepError.
  */
 export function scanListPage(text: string, key: string, url: string): ListedRecord[] {
   const records: ListedRecord[] = [];
@@ -110,7 +117,7 @@ export function scanListPage(text: string, key: string, url: string): ListedReco
       }
       i = end - 1;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      depth++;
+      if (++depth > MAX_JSON_DEPTH) throw new ShopBodyTooDeepError(url, MAX_JSON_DEPTH);
       if (depth === 2 && c === OPEN_BRACKET && lastTopKey === keyLiteral) {
         inList = true;
         sawList = true;

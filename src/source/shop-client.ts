@@ -1,13 +1,17 @@
+import { isUtf8 } from 'node:buffer';
+import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import got, { type Got } from 'got';
+import got, { type Got, type PlainResponse } from 'got';
 import { API_PREFIX } from '../shopify/resources.js';
 import { parseCallLimit } from './bucket-model.js';
 import {
   CrawlAbortedError,
   RetriesExhaustedError,
   ShopAuthError,
+  ShopBodyEncodingError,
+  ShopBodyTooLargeError,
   ShopError,
   ShopHttpError,
   ShopThrottledError,
@@ -27,7 +31,16 @@ export interface ShopClientOptions {
   /** Total deadline of one HTTP exchange, body included (an idle timeout alone never fires on a trickling body). */
   requestTimeoutMs?: number | undefined;
   retry?: Partial<RetryPolicy> | undefined;
+  /**
+   * Largest response body accepted, in bytes after decompression; a larger one is stopped while downloading. Each
+   * request in flight buffers at most this much, so `depth × maxBodyBytes` bounds the client's body memory.
+   * @default DEFAULT_MAX_BODY_BYTES (64 MiB)
+   */
+  maxBodyBytes?: number | undefined;
 }
+
+/** A page of 250 orders with every nested shape is a few MB: this leaves a margin of more than ten times. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface ShopResponse<T> {
   url: URL;
@@ -63,6 +76,7 @@ export class ShopClient {
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly policy: RetryPolicy;
   private readonly signal: AbortSignal | undefined;
+  private readonly maxBodyBytes: number;
 
   /** Whether the shop has answered anything yet (any HTTP response). */
   #reached = false;
@@ -75,6 +89,7 @@ export class ShopClient {
     this.origin = origin.origin;
     this.signal = options.signal;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const pool = { keepAlive: true, maxSockets: options.depth + 4 };
     this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
     this.http = got.extend({
@@ -84,7 +99,6 @@ export class ShopClient {
       throwHttpErrors: false,
       retry: { limit: 0 },
       timeout: { request: options.requestTimeoutMs ?? 120_000 },
-      responseType: 'text',
     });
   }
 
@@ -142,15 +156,23 @@ export class ShopClient {
 
   private async attempt<T>(url: URL, read: BodyReader<T>): Promise<Omit<ShopResponse<T>, 'retries'>> {
     const ticket = await this.pacer.acquire(this.signal);
-    const response = await this.http.get(url, { signal: this.signal });
+    const response = await this.download(url);
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
     this.pacer.observe(ticket, callLimit, response.statusCode);
     const status = response.statusCode;
     const shown = redact(url);
-    if (status >= 200 && status < 300) return { url, headers, value: read(response.body, shown), elapsedMs };
-    const excerpt = response.body.slice(0, BODY_EXCERPT).replace(/\s+/g, ' ');
+    const body = response.body;
+    if (status >= 200 && status < 300) {
+      // Decoding never replaces anything: a body that would need U+FFFD is refused whole.
+      if (!isUtf8(body)) throw new ShopBodyEncodingError(shown, body.length);
+      return { url, headers, value: read(body.toString('utf8'), shown), elapsedMs };
+    }
+    const excerpt = body
+      .toString('utf8', 0, 4 * BODY_EXCERPT)
+      .slice(0, BODY_EXCERPT)
+      .replace(/\s+/g, ' ');
     const retryAfterMs = parseRetryAfterMs(headers['retry-after'], Date.now());
     if (status === 401) throw new ShopAuthError(shown, excerpt);
     if (status === 429) {
@@ -160,6 +182,32 @@ export class ShopClient {
       throw new ShopThrottledError(shown, excerpt, retryAfterMs, bucketHadRoom);
     }
     throw new ShopHttpError(status, shown, excerpt, { retryAfterMs });
+  }
+
+  /**
+   * One GET with its body as bytes, stopped as soon as the announced length or the bytes received pass the limit.
+   * The stream carries the body decompressed, so a small gzip body that inflates past the limit stops too.
+   */
+  private async download(url: URL): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+    const tooLarge = (seen: string) => new ShopBodyTooLargeError(redact(url), this.maxBodyBytes, seen);
+    const stream = this.http.stream(url, { signal: this.signal });
+    try {
+      const [response] = (await once(stream, 'response')) as [PlainResponse];
+      const announced = Number(response.headers['content-length']);
+      if (announced > this.maxBodyBytes) throw tooLarge(`Content-Length: ${announced}`);
+      const chunks: Buffer[] = [];
+      let received = 0;
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > this.maxBodyBytes) throw tooLarge(`stopped after ${received} bytes`);
+        chunks.push(chunk);
+      }
+      return { statusCode: response.statusCode, headers: response.headers, body: Buffer.concat(chunks, received) };
+    } finally {
+      // Stops a download cut short; a finished got stream still listens to the crawl's signal (and would emit an
+      // unheard error on its abort), which this detaches. A socket already back in the keep-alive pool is not touched.
+      stream.destroy();
+    }
   }
 
   private asShopError(url: URL, error: unknown): ShopError {

@@ -186,7 +186,8 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
       const run = startCli(['backup', '--shop', slow.url, '--out', out], {
         env: { SHOPSNAP_TOKEN: CANARY, SHOPSNAP_VERBOSE: 'true' },
       });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Mid-run: the crawl has started (a fixed sleep lost the race to the process's start on a loaded machine).
+      await run.waitForStderr(/crawl planned/);
       const stoppedAt = Date.now();
       run.kill('SIGTERM');
       const result = await run.done;

@@ -36,6 +36,15 @@ describe('stringifyJson', () => {
     expect(text).toBe('{"id":9223372036854775807,"nested":[{"id":-9007199254740993}],"name":"ünï 😀"}');
     expect(parseJson(text)).toEqual(value);
   });
+
+  it.each([
+    ['a string spelling a bigint marker', '\u0000\u0001bigint:5'],
+    ['a NUL-led string', '\u0000\u0000:12345678901234567890'],
+    ['a lone surrogate', '\ud800'],
+  ])('writes %s beside a bigint exactly, as valid JSON', (_name, text) => {
+    const value = { id: 9007199254740993n, text, list: [text, -9223372036854775808n] };
+    expect(parseJson(stringifyJson(value))).toEqual(value);
+  });
 });
 
 describe('rawArrayElements', () => {

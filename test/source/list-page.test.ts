@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ShopBodyError } from '../../src/source/errors.js';
-import { readCount, scanListPage } from '../../src/source/list-page.js';
+import { ShopBodyError, ShopBodyTooDeepError } from '../../src/source/errors.js';
+import { MAX_JSON_DEPTH, readCount, scanListPage } from '../../src/source/list-page.js';
 
 describe('scanListPage', () => {
   it('slices each record exactly, with its exact id and timestamps, and parses it losslessly on demand', () => {
@@ -37,6 +37,22 @@ describe('scanListPage', () => {
     ['an HTML page', '<html>oops</html>'],
   ])('rejects %s as an unusable body', (_name, text) => {
     expect(() => scanListPage(text, 'orders', 'u')).toThrow(ShopBodyError);
+  });
+});
+
+describe('scanListPage nesting', () => {
+  /** A page whose one record nests arrays so that the page reaches `depth` levels in all. */
+  const pageOfDepth = (depth: number) =>
+    `{"orders":[{"id":1,"x":${'['.repeat(depth - 3)}"[{ in a string do not count"${']'.repeat(depth - 3)}}]}`;
+
+  it.each([
+    [MAX_JSON_DEPTH, 'reads', 1],
+    [MAX_JSON_DEPTH + 1, 'refuses', ShopBodyTooDeepError],
+    [100_000, 'refuses', ShopBodyTooDeepError],
+  ])('%i levels: %s', (depth, _verb, outcome) => {
+    const scan = () => scanListPage(pageOfDepth(depth), 'orders', 'u');
+    if (typeof outcome === 'number') expect(scan()).toHaveLength(outcome);
+    else expect(scan).toThrow(outcome);
   });
 });
 

@@ -8,6 +8,9 @@ export type ServedCopies = Map<string, string[]>;
 /** Runs before a list response goes on to the client, with the request's query and the ids the page carries. */
 export type BeforeAnswer = (resource: string, query: URLSearchParams, ids: string[]) => Promise<void>;
 
+/** Returns the bytes a list response's body is replaced with on its way to the client (e.g. damaged ones). */
+export type AlterBody = (resource: string, body: Buffer) => Buffer;
+
 /**
  * A pass-through proxy on 127.0.0.1:0 in front of a simulated shop that notes every record copy a list response
  * carried. The Host header goes through unchanged, so the shop's Link URLs name the proxy.
@@ -15,6 +18,7 @@ export type BeforeAnswer = (resource: string, query: URLSearchParams, ids: strin
 export async function recordingProxy(
   target: string,
   beforeAnswer?: BeforeAnswer,
+  alter?: AlterBody,
 ): Promise<{ url: string; served: ServedCopies; close(): Promise<void> }> {
   const upstream = new URL(target);
   const served: ServedCopies = new Map();
@@ -31,12 +35,13 @@ export async function recordingProxy(
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('end', async () => {
-          const body = Buffer.concat(chunks);
+          let body: Buffer = Buffer.concat(chunks);
           const url = new URL(request.url ?? '/', target);
           const list = /\/(products|customers|orders)\.json$/.exec(url.pathname);
           if (list && answer.statusCode === 200) {
             const ids = note(served, list[1] as string, body.toString('utf8'));
             await beforeAnswer?.(list[1] as string, url.searchParams, ids);
+            body = alter?.(list[1] as string, body) ?? body;
           }
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           response.end(body);

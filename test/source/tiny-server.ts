@@ -38,3 +38,20 @@ export function json(
   });
   response.end(body);
 }
+
+/**
+ * Writes `chunk` again and again until `total` bytes went out or the client hung up, waiting for the socket to drain
+ * between writes: a body of any size, generated on the fly, never allocated. Returns what the socket accepted so far.
+ */
+export function streamBody(response: http.ServerResponse, chunk: Buffer, total: number): { bytes: number } {
+  const sent = { bytes: 0 };
+  const more = () => {
+    while (sent.bytes < total && !response.destroyed) {
+      sent.bytes += chunk.length;
+      if (!response.write(chunk)) return void response.once('drain', more);
+    }
+    response.end();
+  };
+  more();
+  return sent;
+}
