@@ -5,9 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type JsonObject, parseJson } from '../shopify/json.js';
 import { API_PREFIX, API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { churn } from './churn.js';
-import { ERRORS, SERVER_ERRORS } from './errors.js';
+import { ERRORS } from './errors.js';
+import { countBodyFault, faultReply } from './fault-replies.js';
 import type { FaultDecision } from './faults.js';
-import { type FaultOptions, resolveShopOptions, type ShopOptions } from './options.js';
+import { type FaultOptions, type InjectedFaults, resolveShopOptions, type ShopOptions } from './options.js';
 import { errorReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { matchRoute } from './router.js';
 import { ShopState } from './shop-state.js';
@@ -21,7 +22,7 @@ export interface RunningShop {
   records(resource: ResourceName): Iterable<JsonObject>;
   /** Current number of records, every status included. */
   count(resource: ResourceName): number;
-  stats(): { requests: number; throttled: number; byPath: Record<string, number> };
+  stats(): { requests: number; throttled: number; byPath: Record<string, number>; faults: InjectedFaults };
   /** Replaces the fault knobs (and restarts their seeded stream) while the shop runs. */
   setFaults(faults: FaultOptions): void;
 }
@@ -136,20 +137,9 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       if (!route) throw new ReplyError(ERRORS.notFound());
       label(route.label);
       if (route.kind !== 'other') {
-        fault = state.faults.decide();
-        if (fault.throttle) {
-          state.stats.throttled++;
-          return finish(errorReply(ERRORS.throttled(bucket.leakPerSecond)));
-        }
-        const serverError = SERVER_ERRORS[fault.serverError];
-        if (serverError) {
-          return finish({
-            status: serverError.status,
-            text: serverError.body,
-            records: 0,
-            headers: { 'Content-Type': serverError.type },
-          });
-        }
+        fault = state.faults.decide({ kind: route.kind, pageInfo: url.searchParams.has('page_info') });
+        const answered = faultReply(state, fault, `${url.pathname}${url.search}`, bucket, headers);
+        if (answered) return finish(answered);
         if (route.kind === 'list' && state.faults.churnDue()) churn(state, route.resource, churnRound++);
       }
       let body: SimRequest['body'];
@@ -167,7 +157,10 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
         query: url.searchParams,
         body,
         bodyInvalid,
-        origin: `http://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
+        origin:
+          state.faults.options.linkOrigin ??
+          `http://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
+        ...(fault && { linkFaults: { malformed: fault.malformedLink, cursorLoop: fault.cursorLoop } }),
       };
       reply = route.run(state, simRequest);
     } catch (error) {
@@ -175,7 +168,9 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       reply = errorReply(error.error);
       fault = undefined;
     }
-    return finish(reply, reply.faultable ? fault : undefined);
+    if (!reply.faultable) return finish(reply);
+    if (fault) countBodyFault(state, fault);
+    return finish(reply, fault);
   };
 
   const server = createServer((request, response) => {
@@ -208,6 +203,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       requests: state.stats.requests,
       throttled: state.stats.throttled,
       byPath: { ...state.stats.byPath },
+      faults: { ...state.stats.faults },
     }),
     setFaults: (faults) => state.setFaults(faults),
   };
