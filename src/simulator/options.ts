@@ -96,6 +96,8 @@ export interface ShopOptions {
    */
   unknownFields?: JsonObject;
   faults?: FaultOptions;
+  /** Serve https with this key and certificate (PEM); the shop's URL and its `Link` headers then say https. */
+  tls?: { key: string; cert: string };
   /**
    * Build every generated record and its served text at start, so a list request costs little more than joining
    * texts. For benchmarks: building pages on demand makes the shop compete with the client for the CPU, so the
@@ -116,6 +118,7 @@ export interface ResolvedShopOptions {
   productsDefaultActiveOnly: boolean;
   unknownFields: JsonObject;
   faults: FaultOptions;
+  tls: { key: string; cert: string } | undefined;
   prerender: boolean;
 }
 
@@ -160,6 +163,7 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     productsDefaultActiveOnly: options.productsDefaultActiveOnly ?? true,
     unknownFields: options.unknownFields ?? {},
     faults: options.faults ?? {},
+    tls: options.tls,
     prerender: options.prerender ?? false,
   };
 }

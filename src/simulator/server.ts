@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type JsonObject, parseJson } from '../shopify/json.js';
@@ -14,7 +15,7 @@ import { matchRoute } from './router.js';
 import { ShopState } from './shop-state.js';
 
 export interface RunningShop {
-  /** `http://127.0.0.1:<port>`; the API lives under `url + API_PREFIX`. */
+  /** `http://127.0.0.1:<port>` (https with the tls option); the API lives under `url + API_PREFIX`. */
   url: string;
   token: string;
   close(): Promise<void>;
@@ -85,6 +86,7 @@ async function send(
 export async function startShop(options: ShopOptions = {}): Promise<RunningShop> {
   const resolved = resolveShopOptions(options);
   const state = new ShopState(resolved);
+  const scheme = resolved.tls ? 'https' : 'http';
   let churnRound = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -159,7 +161,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
         bodyInvalid,
         origin:
           state.faults.options.linkOrigin ??
-          `http://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
+          `${scheme}://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
         ...(fault && { linkFaults: { malformed: fault.malformedLink, cursorLoop: fault.cursorLoop } }),
       };
       reply = route.run(state, simRequest);
@@ -173,7 +175,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     return finish(reply, fault);
   };
 
-  const server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).catch((error: unknown) => {
       if (response.headersSent) {
         response.destroy();
@@ -183,14 +185,15 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       response.writeHead(500, { 'Content-Type': JSON_TYPE });
       response.end(JSON.stringify({ errors: `Internal Server Error: ${message}` }));
     });
-  });
+  };
+  const server = resolved.tls ? createHttpsServer(resolved.tls, listener) : createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(resolved.port, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${scheme}://127.0.0.1:${port}`,
     token: resolved.token,
     close: () =>
       new Promise<void>((resolve, reject) => {

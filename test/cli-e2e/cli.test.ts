@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { lastLine, runCli, startCli } from '../helpers/cli.js';
+import { filesUnder } from '../helpers/snapshot-files.js';
 import { startStatusShop } from '../helpers/status-shop.js';
 
 const CANARY = 'shpat_CANARY_e2e_7f3a9c1d2b4e';
@@ -21,12 +21,6 @@ afterAll(async () => {
   await shop.close();
   await rm(work, { recursive: true, force: true });
 });
-
-async function filesUnder(dir: string): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
-}
 
 async function expectNoCanaryIn(dir: string, outputs: string[]): Promise<void> {
   for (const output of outputs) expect(output).not.toContain(CANARY);
