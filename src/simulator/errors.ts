@@ -25,6 +25,15 @@ export const ERRORS = {
     },
     headers: { 'Retry-After': '2.0' },
   }),
+  // [inferred] bodies: Shopify documents the statuses ("The requested shop is currently frozen" / "locked").
+  frozen: (): ErrorReply => ({ status: 402, body: { errors: 'Unavailable Shop' } }),
+  locked: (): ErrorReply => ({ status: 423, body: { errors: 'Locked' } }),
+  /** A redirect to `location`, which clients must not follow. */
+  redirect: (status: number, location: string): ErrorReply => ({
+    status,
+    body: { errors: `Moved to ${location}` },
+    headers: { Location: location },
+  }),
   pageInfoInvalid: (): ErrorReply => ({ status: 400, body: { errors: { page_info: 'Invalid value.' } } }),
   paramWithPageInfo: (param: string): ErrorReply => ({
     status: 400,

@@ -3,28 +3,58 @@ import { Rng, STREAM } from './random.js';
 
 export type BodyFault = 'intact' | 'reset' | 'truncate-honest' | 'truncate-chunked';
 
+/** What a list or count request is, as far as faults care. */
+export interface FaultTarget {
+  kind: 'list' | 'count';
+  /** The request carries a `page_info` cursor. */
+  pageInfo: boolean;
+}
+
 /** What happens to one list/count request. */
 export interface FaultDecision {
-  throttle: boolean;
+  /** Answer with this status instead (402, 423, or a redirect to `location` + the request's path and query). */
+  answer: { status: number; location?: string } | undefined;
+  /** A 429: because of another limit (the bucket has room), or because the bucket is full. */
+  throttle: 'none' | 'other-limit' | 'bucket-full';
   /** Index into SERVER_ERRORS, or -1. */
   serverError: number;
+  /** Shopify's 400 for an invalid page_info. */
+  pageInfoError: boolean;
+  /** The `Link` header's rel is unquoted. */
+  malformedLink: boolean;
+  /** The next link repeats the request's own page_info. */
+  cursorLoop: boolean;
   body: BodyFault;
   /** Fraction of the body sent before a reset or a cut. */
   cutAt: number;
   slowMs: number;
 }
 
-const NONE: FaultDecision = { throttle: false, serverError: -1, body: 'intact', cutAt: 1, slowMs: 0 };
+const NONE: FaultDecision = {
+  answer: undefined,
+  throttle: 'none',
+  serverError: -1,
+  pageInfoError: false,
+  malformedLink: false,
+  cursorLoop: false,
+  body: 'intact',
+  cutAt: 1,
+  slowMs: 0,
+};
+
+const DRAWS = 7;
 
 /**
  * Draws faults for list/count requests from a seeded stream. Every request consumes the same number of draws whatever
- * happens, so the n-th request of a run always meets the same fault.
+ * happens, so the n-th request of a run always meets the same fault; the knobs that start "after N" requests count
+ * them.
  */
 export class FaultPlan {
   private rng: Rng;
   private burstLeft = 0;
   private errorTurn = 0;
   private listRequests = 0;
+  private decided = { all: 0, lists: 0, cursors: 0 };
 
   constructor(
     readonly options: FaultOptions,
@@ -37,30 +67,40 @@ export class FaultPlan {
     return this.options.ignoreFilters ?? false;
   }
 
-  decide(): FaultDecision {
+  decide(target: FaultTarget): FaultDecision {
     const o = this.options;
-    const draws = Array.from({ length: 6 }, () => this.rng.float()) as [number, number, number, number, number, number];
-    if (!(o.serverErrorRate || o.resetRate || o.truncateRate || o.slowRate || o.throttleStormRate)) return NONE;
-    const throttle = draws[0] < (o.throttleStormRate ?? 0);
-    let serverError = -1;
+    const draws = Array.from({ length: DRAWS }, () => this.rng.float());
+    const all = ++this.decided.all;
+    const lists = target.kind === 'list' ? ++this.decided.lists : this.decided.lists;
+    const cursors = target.pageInfo ? ++this.decided.cursors : this.decided.cursors;
+    const storm = o.throttleStorm;
+    const inStorm = storm !== undefined && all > storm.after && all <= storm.after + storm.requests;
+    const fail = o.failFromRequest;
+    const decision: FaultDecision = {
+      ...NONE,
+      answer:
+        fail !== undefined && all > fail.after
+          ? { status: fail.status, ...('location' in fail && { location: fail.location }) }
+          : undefined,
+      throttle: inStorm ? 'bucket-full' : draw(draws, 0, o.throttleStormRate) ? 'other-limit' : 'none',
+      pageInfoError: target.pageInfo && draw(draws, 6, o.pageInfoErrorRate),
+      malformedLink: o.malformedLinkAfter !== undefined && target.kind === 'list' && lists > o.malformedLinkAfter,
+      cursorLoop: o.cursorLoopAfter !== undefined && target.pageInfo && cursors > o.cursorLoopAfter,
+    };
     if (this.burstLeft > 0) {
       this.burstLeft--;
-      serverError = this.errorTurn % 4;
-    } else if (draws[1] < (o.serverErrorRate ?? 0)) {
+      decision.serverError = this.errorTurn % 4;
+    } else if (draw(draws, 1, o.serverErrorRate)) {
       this.errorTurn++;
-      serverError = this.errorTurn % 4;
+      decision.serverError = this.errorTurn % 4;
       this.burstLeft = Math.max(1, o.serverErrorBurst ?? 1) - 1;
     }
-    let body: BodyFault = 'intact';
-    if (draws[2] < (o.resetRate ?? 0)) body = 'reset';
-    else if (draws[3] < (o.truncateRate ?? 0)) body = draws[5] < 0.5 ? 'truncate-honest' : 'truncate-chunked';
-    return {
-      throttle,
-      serverError,
-      body,
-      cutAt: 0.1 + draws[5] * 0.8,
-      slowMs: draws[4] < (o.slowRate ?? 0) ? (o.slowMs ?? 2000) : 0,
-    };
+    const cut = draws[5] as number;
+    if (draw(draws, 2, o.resetRate)) decision.body = 'reset';
+    else if (draw(draws, 3, o.truncateRate)) decision.body = cut < 0.5 ? 'truncate-honest' : 'truncate-chunked';
+    decision.cutAt = 0.1 + cut * 0.8;
+    decision.slowMs = draw(draws, 4, o.slowRate) ? (o.slowMs ?? 2000) : 0;
+    return decision;
   }
 
   /** Counts a list request; true when the churn knob wants a create/update/delete now. */
@@ -69,4 +109,8 @@ export class FaultPlan {
     const every = this.options.churn?.everyRequests;
     return every !== undefined && every > 0 && this.listRequests % every === 0;
   }
+}
+
+function draw(draws: readonly number[], index: number, rate: number | undefined): boolean {
+  return (draws[index] as number) < (rate ?? 0);
 }

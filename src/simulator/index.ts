@@ -1,5 +1,5 @@
 /** The simulated Shopify shop: a real HTTP server speaking the Admin REST API 2022-01 over seeded, lazy data. */
-export type { FaultOptions, RatePreset, ShopOptions } from './options.js';
+export type { FaultOptions, InjectedFaults, RatePreset, ShopOptions } from './options.js';
 export { MAX_GENERATED_RECORDS, ShopOptionsError } from './options.js';
 export type { BucketShape } from './rate-limit.js';
 export { RATE_PRESETS } from './rate-limit.js';

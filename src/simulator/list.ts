@@ -206,19 +206,29 @@ export function handleList(state: ShopState, resource: ResourceName, request: Si
   const first = page.entries[0];
   const last = page.entries[page.entries.length - 1];
   const links: string[] = [];
+  const faults = request.linkFaults;
   const link = (entry: Entry<AnyFacts>, direction: 'next' | 'prev') => {
-    const token = encodePageInfo({
-      filters: filters.sent,
-      lastId: entry.facts.id,
-      lastValue: view.sort.cursorValue(entry.facts),
-      direction,
-    });
+    const token =
+      faults?.cursorLoop && direction === 'next' && pageInfoText !== null
+        ? pageInfoText
+        : encodePageInfo({
+            filters: filters.sent,
+            lastId: entry.facts.id,
+            lastValue: view.sort.cursorValue(entry.facts),
+            direction,
+          });
     const fieldsPart = fieldsText === null ? '' : `&fields=${encodeURIComponent(fieldsText)}`;
-    return `<${request.origin}${API_PREFIX}${request.path}?limit=${limit}${fieldsPart}&page_info=${token}>; rel="${direction === 'prev' ? 'previous' : 'next'}"`;
+    const rel = direction === 'prev' ? 'previous' : 'next';
+    return `<${request.origin}${API_PREFIX}${request.path}?limit=${limit}${fieldsPart}&page_info=${token}>; rel=${faults?.malformed ? rel : `"${rel}"`}`;
   };
   if (page.hasPrevious && first) links.push(link(first, 'prev'));
   if (page.hasNext && last) links.push(link(last, 'next'));
-  if (links.length > 0) reply.headers = { Link: links.join(', ') };
+  if (links.length > 0) {
+    reply.headers = { Link: links.join(', ') };
+    if (faults?.malformed) state.injected('malformedLinkAfter');
+    if (faults?.cursorLoop && page.hasNext) state.injected('cursorLoopAfter');
+    if (state.faults.options.linkOrigin !== undefined) state.injected('linkOrigin');
+  }
   return reply;
 }
 

@@ -24,6 +24,33 @@ export interface FaultOptions {
   /** Probability of a 429 with `Retry-After: 2.0` although the bucket has room (Shopify's other limits). @default 0 */
   throttleStormRate?: number;
   /**
+   * A 429 storm: list/count requests `after + 1` to `after + requests` get a bucket 429 (`Retry-After: 2.0`, the
+   * call-limit header at its maximum), as when another client of the same token has drained the bucket.
+   */
+  throttleStorm?: { after: number; requests: number };
+  /**
+   * From list/count request `after + 1` on, every one is answered with `status`: 402 (a frozen shop, "Unavailable
+   * Shop") or 423 (a locked shop), as when the shop's state changes mid-run; or a redirect to `location` followed by
+   * the request's path and query, which a client must never follow.
+   */
+  failFromRequest?:
+    | { after: number; status: 402 | 423 }
+    | { after: number; status: 301 | 302 | 307 | 308; location: string };
+  /**
+   * From list request `N + 1` on, `Link` headers carry an unquoted `rel=next`: a loose parser sees no next page and
+   * ends the list early.
+   */
+  malformedLinkAfter?: number;
+  /** From the list request carrying a `page_info` number `N + 1` on, the next link hands back that same page_info. */
+  cursorLoopAfter?: number;
+  /**
+   * Probability per list request carrying a `page_info` of Shopify's 400 `{"errors":{"page_info":"Invalid value."}}`,
+   * as for an expired or corrupted cursor. @default 0
+   */
+  pageInfoErrorRate?: number;
+  /** Origin written into `Link` URLs instead of the one the client called (a link to another host or scheme). */
+  linkOrigin?: string;
+  /**
    * Ignore every list/count filter except `limit` and `page_info` (a shop a client cannot partition), or with
    * 'created_at' only `created_at_min/max` (a shop that pages by `since_id` but cannot be split by date). @default false
    */
@@ -33,6 +60,11 @@ export interface FaultOptions {
   /** @default the shop seed */
   seed?: number;
 }
+
+/** How many times each fault knob took effect (a request answered or a body or header damaged by it). */
+export type InjectedFaults = Partial<
+  Record<Exclude<keyof FaultOptions, 'serverErrorBurst' | 'slowMs' | 'ignoreFilters' | 'churn' | 'seed'>, number>
+>;
 
 export interface ShopOptions {
   /** Same seed and sizes give identical data. @default 1 */
@@ -64,6 +96,8 @@ export interface ShopOptions {
    */
   unknownFields?: JsonObject;
   faults?: FaultOptions;
+  /** Serve https with this key and certificate (PEM); the shop's URL and its `Link` headers then say https. */
+  tls?: { key: string; cert: string };
   /**
    * Build every generated record and its served text at start, so a list request costs little more than joining
    * texts. For benchmarks: building pages on demand makes the shop compete with the client for the CPU, so the
@@ -84,6 +118,7 @@ export interface ResolvedShopOptions {
   productsDefaultActiveOnly: boolean;
   unknownFields: JsonObject;
   faults: FaultOptions;
+  tls: { key: string; cert: string } | undefined;
   prerender: boolean;
 }
 
@@ -128,6 +163,7 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     productsDefaultActiveOnly: options.productsDefaultActiveOnly ?? true,
     unknownFields: options.unknownFields ?? {},
     faults: options.faults ?? {},
+    tls: options.tls,
     prerender: options.prerender ?? false,
   };
 }

@@ -40,10 +40,15 @@ export class LeakyBucket {
     this.level = Number.isFinite(leaked) ? Math.max(0, this.level - leaked) : 0;
     this.at = now;
     if (this.level + 1 > this.shape.bucket) {
-      return { allowed: false, header: `${this.shape.bucket}/${this.shape.bucket}` };
+      return { allowed: false, header: this.fullHeader() };
     }
     this.level += 1;
     return { allowed: true, header: `${Math.ceil(this.level - 1e-9)}/${this.shape.bucket}` };
+  }
+
+  /** The header value of a full bucket (a 429 storm drawn by the faults). */
+  fullHeader(): string {
+    return `${this.shape.bucket}/${this.shape.bucket}`;
   }
 
   /** The header value without taking a call (for responses that are not counted, e.g. 401). */

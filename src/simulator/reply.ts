@@ -12,8 +12,10 @@ export interface SimRequest {
   body: JsonValue | undefined;
   /** The body was present but not JSON. */
   bodyInvalid: boolean;
-  /** `http://<Host header>`: Link URLs are absolute and use the host the client called. */
+  /** `<http or https>://<Host header>`: Link URLs are absolute and use the host the client called (or linkOrigin). */
   origin: string;
+  /** Faults of the `Link` header this list reply will carry. */
+  linkFaults?: { malformed: boolean; cursorLoop: boolean };
 }
 
 export interface Reply {

@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type JsonObject, parseJson } from '../shopify/json.js';
 import { API_PREFIX, API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { churn } from './churn.js';
-import { ERRORS, SERVER_ERRORS } from './errors.js';
+import { ERRORS } from './errors.js';
+import { countBodyFault, faultReply } from './fault-replies.js';
 import type { FaultDecision } from './faults.js';
-import { type FaultOptions, resolveShopOptions, type ShopOptions } from './options.js';
+import { type FaultOptions, type InjectedFaults, resolveShopOptions, type ShopOptions } from './options.js';
 import { errorReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { matchRoute } from './router.js';
 import { ShopState } from './shop-state.js';
 
 export interface RunningShop {
-  /** `http://127.0.0.1:<port>`; the API lives under `url + API_PREFIX`. */
+  /** `http://127.0.0.1:<port>` (https with the tls option); the API lives under `url + API_PREFIX`. */
   url: string;
   token: string;
   close(): Promise<void>;
@@ -21,7 +23,7 @@ export interface RunningShop {
   records(resource: ResourceName): Iterable<JsonObject>;
   /** Current number of records, every status included. */
   count(resource: ResourceName): number;
-  stats(): { requests: number; throttled: number; byPath: Record<string, number> };
+  stats(): { requests: number; throttled: number; byPath: Record<string, number>; faults: InjectedFaults };
   /** Replaces the fault knobs (and restarts their seeded stream) while the shop runs. */
   setFaults(faults: FaultOptions): void;
 }
@@ -84,6 +86,7 @@ async function send(
 export async function startShop(options: ShopOptions = {}): Promise<RunningShop> {
   const resolved = resolveShopOptions(options);
   const state = new ShopState(resolved);
+  const scheme = resolved.tls ? 'https' : 'http';
   let churnRound = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -136,20 +139,9 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       if (!route) throw new ReplyError(ERRORS.notFound());
       label(route.label);
       if (route.kind !== 'other') {
-        fault = state.faults.decide();
-        if (fault.throttle) {
-          state.stats.throttled++;
-          return finish(errorReply(ERRORS.throttled(bucket.leakPerSecond)));
-        }
-        const serverError = SERVER_ERRORS[fault.serverError];
-        if (serverError) {
-          return finish({
-            status: serverError.status,
-            text: serverError.body,
-            records: 0,
-            headers: { 'Content-Type': serverError.type },
-          });
-        }
+        fault = state.faults.decide({ kind: route.kind, pageInfo: url.searchParams.has('page_info') });
+        const answered = faultReply(state, fault, `${url.pathname}${url.search}`, bucket, headers);
+        if (answered) return finish(answered);
         if (route.kind === 'list' && state.faults.churnDue()) churn(state, route.resource, churnRound++);
       }
       let body: SimRequest['body'];
@@ -167,7 +159,10 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
         query: url.searchParams,
         body,
         bodyInvalid,
-        origin: `http://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
+        origin:
+          state.faults.options.linkOrigin ??
+          `${scheme}://${request.headers.host ?? `127.0.0.1:${(server.address() as AddressInfo).port}`}`,
+        ...(fault && { linkFaults: { malformed: fault.malformedLink, cursorLoop: fault.cursorLoop } }),
       };
       reply = route.run(state, simRequest);
     } catch (error) {
@@ -175,10 +170,12 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       reply = errorReply(error.error);
       fault = undefined;
     }
-    return finish(reply, reply.faultable ? fault : undefined);
+    if (!reply.faultable) return finish(reply);
+    if (fault) countBodyFault(state, fault);
+    return finish(reply, fault);
   };
 
-  const server = createServer((request, response) => {
+  const listener = (request: IncomingMessage, response: ServerResponse) => {
     handle(request, response).catch((error: unknown) => {
       if (response.headersSent) {
         response.destroy();
@@ -188,14 +185,15 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       response.writeHead(500, { 'Content-Type': JSON_TYPE });
       response.end(JSON.stringify({ errors: `Internal Server Error: ${message}` }));
     });
-  });
+  };
+  const server = resolved.tls ? createHttpsServer(resolved.tls, listener) : createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(resolved.port, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${scheme}://127.0.0.1:${port}`,
     token: resolved.token,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -208,6 +206,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       requests: state.stats.requests,
       throttled: state.stats.throttled,
       byPath: { ...state.stats.byPath },
+      faults: { ...state.stats.faults },
     }),
     setFaults: (faults) => state.setFaults(faults),
   };

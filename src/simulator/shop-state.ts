@@ -4,7 +4,7 @@ import { FaultPlan } from './faults.js';
 import { createContext, type GenContext } from './generate/context.js';
 import type { AnyFacts, BaseFacts, CustomerFacts, OrderFacts, ProductFacts } from './generate/facts.js';
 import { customerModel, orderModel, productModel, type ResourceModel, withUnknownFields } from './models.js';
-import type { FaultOptions, ResolvedShopOptions } from './options.js';
+import type { FaultOptions, InjectedFaults, ResolvedShopOptions } from './options.js';
 import { LeakyBucket } from './rate-limit.js';
 import { ResourceStore } from './store.js';
 
@@ -24,7 +24,12 @@ export class ShopState {
   private readonly buckets = new Map<string, LeakyBucket>();
   private readonly memo = new Map<string, unknown>();
   private readonly lasting = new Map<string, unknown>();
-  readonly stats = { requests: 0, throttled: 0, byPath: {} as Record<string, number> };
+  readonly stats = {
+    requests: 0,
+    throttled: 0,
+    byPath: {} as Record<string, number>,
+    faults: {} as InjectedFaults,
+  };
 
   constructor(readonly options: ResolvedShopOptions) {
     this.ctx = createContext(options.seed, options.sizes, options.bigIdShare);
@@ -45,6 +50,11 @@ export class ShopState {
 
   store(resource: ResourceName): ResourceStore<AnyFacts> {
     return this.stores[resource] as unknown as ResourceStore<AnyFacts>;
+  }
+
+  /** Counts a fault that took effect, under the name of its knob. */
+  injected(knob: keyof InjectedFaults): void {
+    this.stats.faults[knob] = (this.stats.faults[knob] ?? 0) + 1;
   }
 
   setFaults(faults: FaultOptions): void {

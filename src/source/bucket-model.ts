@@ -19,6 +19,8 @@ export interface BucketSample {
   refusedBefore?: number;
 }
 
+/** Every Shopify plan leaks a full bucket in at most this many seconds (40 at 2/s, 80 at 4/s, 400 at 20/s). */
+const TIER_SECONDS = 20;
 /** Until the first header arrives we assume the smallest bucket Shopify hands out (standard plan, 40). */
 const SMALLEST_BUCKET = 40;
 const MIN_SAMPLE_SPAN_MS = 600;
@@ -66,7 +68,7 @@ export class BucketModel {
     const ceiling = Math.max(1, max - this.headroom);
     const excess = this.levelAt(nowMs) + 1 - ceiling;
     if (excess <= 0) return 0;
-    const leak = this.leakPerSecond ?? max / 20;
+    const leak = this.leakPerSecond ?? max / TIER_SECONDS;
     return Math.ceil((excess / leak) * 1000);
   }
 
@@ -81,7 +83,7 @@ export class BucketModel {
   /** Folds in the header of the response to the request sent at `sendMs` with sequence `seq`. */
   observe(sample: BucketSample, max: number, nowMs: number): void {
     this.max = max;
-    if (this.leakPerSecond === undefined) this.leakPerSecond = max / 20;
+    if (this.leakPerSecond === undefined) this.leakPerSecond = max / TIER_SECONDS;
     // Only answers that came back about as fast as the fastest recent one say when the server counted them: a
     // slow answer may have waited in a queue before the server looked at it, which reads as a bogus leak.
     const roundTrip = nowMs - sample.sendMs;
@@ -107,14 +109,19 @@ export class BucketModel {
     }
   }
 
-  /** A 429, never counted by the server; `full` when it came from the bucket, which is then full whatever we believed. */
+  /**
+   * A 429, never counted by the server; `full` when it came from the bucket, which is then full whatever we believed.
+   * A measured leak may have been too high, so it backs off, but never below the tier rate: every Shopify plan leaks
+   * at least max/20 per second, and a storm of 429s from another client of the same bucket must not shrink it towards
+   * zero (each overflow episode would otherwise slow the crawl geometrically, with no measurement to recover from).
+   */
   markRefused(nowMs: number, full: boolean): void {
     this.refused++;
     if (!full || this.max === undefined) return;
     // One backoff per overflow episode: the other requests already in flight overflow with it.
-    if (this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
+    if (this.learnedLeak && this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
       this.lastOverflowMs = nowMs;
-      this.leakCeiling = this.leakPerSecond * OVERFLOW_BACKOFF;
+      this.leakCeiling = Math.max(this.max / TIER_SECONDS, this.leakPerSecond * OVERFLOW_BACKOFF);
       this.leakPerSecond = this.leakCeiling;
       this.estimates.length = 0;
     }

@@ -36,6 +36,30 @@ export class ShopAuthError extends ShopHttpError {
   }
 }
 
+/** 402 (a frozen shop: unpaid bills) or 423 (a locked shop). Not retried: the shop stays so for hours or for good. */
+export class ShopUnavailableError extends ShopHttpError {
+  override name = 'ShopUnavailableError';
+  override readonly code = 'ERR_SHOP_UNAVAILABLE';
+  constructor(status: 402 | 423, url: string, bodyExcerpt: string) {
+    super(status, url, bodyExcerpt);
+    const state = status === 402 ? 'frozen (402 Payment Required)' : 'locked (423 Locked)';
+    this.message = `the shop is ${state}: ${url}${bodyExcerpt ? ` answered ${bodyExcerpt}` : ''}`;
+  }
+}
+
+/**
+ * A 3xx. Never followed, whatever the target: the token would go along to another host, or in clear text after a
+ * downgrade to http, and a shop's API does not move.
+ */
+export class ShopRedirectError extends ShopHttpError {
+  override name = 'ShopRedirectError';
+  override readonly code = 'ERR_SHOP_REDIRECT';
+  constructor(status: number, url: string, location: string | undefined) {
+    super(status, url, '');
+    this.message = `refusing to follow a redirect (${status}) from ${url} to ${location?.slice(0, 300) ?? '(no Location)'}: requests go only to the shop's own address`;
+  }
+}
+
 /** 429. Retryable, but it means the pacer's picture of the bucket was wrong (or another limit applies). */
 export class ShopThrottledError extends ShopHttpError {
   override name = 'ShopThrottledError';

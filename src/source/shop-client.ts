@@ -14,8 +14,10 @@ import {
   ShopBodyTooLargeError,
   ShopError,
   ShopHttpError,
+  ShopRedirectError,
   ShopThrottledError,
   ShopTransportError,
+  ShopUnavailableError,
 } from './errors.js';
 import { Pacer } from './pacer.js';
 import { parseRetryAfterMs } from './retry-after.js';
@@ -175,6 +177,8 @@ export class ShopClient {
       .replace(/\s+/g, ' ');
     const retryAfterMs = parseRetryAfterMs(headers['retry-after'], Date.now());
     if (status === 401) throw new ShopAuthError(shown, excerpt);
+    if (status === 402 || status === 423) throw new ShopUnavailableError(status, shown, excerpt);
+    if (status >= 300 && status < 400) throw new ShopRedirectError(status, shown, headers.location);
     if (status === 429) {
       const limit = parseCallLimit(callLimit);
       const bucketHadRoom = limit !== undefined && limit.used < limit.max - 1;

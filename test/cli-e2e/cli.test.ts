@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { lastLine, runCli, startCli } from '../helpers/cli.js';
-import { filesUnder } from '../helpers/files.js';
+import { filesUnder } from '../helpers/snapshot-files.js';
 import { startStatusShop } from '../helpers/status-shop.js';
 
 const CANARY = 'shpat_CANARY_e2e_7f3a9c1d2b4e';

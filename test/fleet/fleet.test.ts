@@ -139,7 +139,7 @@ describe('a fleet of 30 shops on 3 workers into one S3 bucket', () => {
     }
     const failures = summaries.flatMap((summary) => summary.shops.filter((entry) => entry.status === 'failed'));
     expect(Object.fromEntries(failures.map((entry) => [entry.shop, entry.error]))).toEqual({
-      [fleet[7]?.key ?? '']: expect.stringMatching(/answered 423/),
+      [fleet[7]?.key ?? '']: expect.stringMatching(/^the shop is locked \(423 Locked\)/),
       [fleet[13]?.key ?? '']: expect.stringMatching(/401 Unauthorized/),
     });
 

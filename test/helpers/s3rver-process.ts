@@ -15,9 +15,15 @@ export interface S3rverProcess {
 }
 
 // s3rver in a child Node that exits when its stdin closes, so a crashed test run cannot leave it behind.
+// An extra key pair, if any, comes through the environment (S3RVER_EXTRA_KEY), never through argv.
 const SERVER_SCRIPT = `
 const S3rver = require(process.argv[1]);
 const [directory, ...buckets] = process.argv.slice(2);
+if (process.env.S3RVER_EXTRA_KEY) {
+  const { accessKeyId, secretAccessKey } = JSON.parse(process.env.S3RVER_EXTRA_KEY);
+  const account = require(require('node:path').join(require('node:path').dirname(process.argv[1]), 'models/account.js'));
+  account.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
+}
 new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory,
   configureBuckets: buckets.map((name) => ({ name, configs: [] })) })
   .run()
@@ -28,12 +34,17 @@ process.stdin.on('end', () => process.exit(0)).resume();
 /**
  * Starts s3rver on 127.0.0.1, port 0, with the given buckets created. It runs in its own Node with
  * --openssl-legacy-provider: its ListObjectsV2 continuation tokens use DES, which OpenSSL 3 refuses otherwise (500).
+ * `extraKey` is a key pair it accepts besides its own (e.g. canary credentials that must sign real requests).
  */
-export async function startS3rver(buckets: string[]): Promise<S3rverProcess> {
+export async function startS3rver(
+  buckets: string[],
+  extraKey?: { accessKeyId: string; secretAccessKey: string },
+): Promise<S3rverProcess> {
   const directory = await mkdtemp(join(tmpdir(), 'shopsnap-s3rver-'));
   const main = createRequire(import.meta.url).resolve('s3rver');
   const args = ['--openssl-legacy-provider', '-e', SERVER_SCRIPT, main, directory, ...buckets];
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const env = extraKey ? { ...process.env, S3RVER_EXTRA_KEY: JSON.stringify(extraKey) } : process.env;
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   const port = await listeningPort(child);
   return {
     endpoint: `http://127.0.0.1:${port}`,

@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrashPoint } from '../../src/crash-point.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { lastLine, runCli } from '../helpers/cli.js';
-import { filesUnder } from '../helpers/files.js';
+import { filesUnder, manifestsUnder, rawIds } from '../helpers/snapshot-files.js';
 
 const TOKEN = 'shpat_crash_resume_0c4e';
 const RESOURCES = ['products', 'customers', 'orders'] as const;
@@ -53,26 +52,6 @@ function backup(out: string, env: Record<string, string> = {}, extra: string[] =
     ],
     { env: { SHOPSNAP_TOKEN: TOKEN, ...env } },
   );
-}
-
-async function manifestsUnder(dir: string): Promise<string[]> {
-  return (await filesUnder(dir)).filter((file) => file.endsWith('/manifest.json'));
-}
-
-async function gunzipLines(path: string): Promise<string[]> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of (await import('node:fs')).createReadStream(path).pipe(createGunzip())) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
-}
-
-/** Ids of the raw archive, as exact strings (never through a float). */
-async function rawIds(location: string, resource: string): Promise<string[]> {
-  const dir = join(location, 'raw', resource);
-  const ids: string[] = [];
-  for (const name of (await readdir(dir)).sort()) {
-    for (const line of await gunzipLines(join(dir, name))) ids.push(/^\{"id":(\d+)/.exec(line)?.[1] ?? 'no id');
-  }
-  return ids;
 }
 
 async function expectExactSnapshot(location: string): Promise<void> {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { type CliOptions, runCli } from '../helpers/cli.js';
-import { filesUnder } from '../helpers/files.js';
 import { onFullDisk } from '../helpers/full-disk.js';
+import { filesUnder } from '../helpers/snapshot-files.js';
 
 const TOKEN = 'shpat_disk_faults_51d0';
 /** A failed run must end well within this, whatever failed: nothing is retried in a loop. */

@@ -1,9 +1,9 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type JsonObject, parseJson } from '../../src/shopify/json.js';
 import { API_PREFIX } from '../../src/shopify/resources.js';
 import { type FaultOptions, type RunningShop, startShop } from '../../src/simulator/index.js';
-import { clientFor, listOf } from './shop-client.js';
+import { clientFor, links, listOf } from './shop-client.js';
 
 let shops: RunningShop[] = [];
 afterEach(async () => {
@@ -17,21 +17,41 @@ async function shopWith(faults: FaultOptions, seed = 41): Promise<RunningShop> {
   return shop;
 }
 
-/** Raw outcome of one GET: status and full body, or the transport error when the body never completed. */
-function rawGet(shop: RunningShop, path: string): Promise<{ status: number; body: string; error?: string }> {
+interface RawOutcome {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  error?: string;
+}
+
+/**
+ * Raw outcome of one GET (never following a redirect): status, headers and full body, or the transport error when
+ * the body never completed.
+ */
+function rawGet(shop: RunningShop, path: string): Promise<RawOutcome> {
   return new Promise((resolve) => {
-    const req = httpRequest(`${shop.url}${API_PREFIX}${path}`, { headers: { 'X-Shopify-Access-Token': shop.token } });
+    const url = path.startsWith('http') ? path : `${shop.url}${API_PREFIX}${path}`;
+    const req = httpRequest(url, { headers: { 'X-Shopify-Access-Token': shop.token } });
     req.on('response', (response) => {
       const chunks: Buffer[] = [];
+      const outcome = (error?: string) => ({
+        status: response.statusCode ?? 0,
+        headers: response.headers,
+        body: Buffer.concat(chunks).toString(),
+        ...(error !== undefined && { error }),
+      });
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      response.on('error', (error) =>
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), error: error.message }),
-      );
+      response.on('end', () => resolve(outcome()));
+      response.on('error', (error) => resolve(outcome(error.message)));
     });
-    req.on('error', (error) => resolve({ status: 0, body: '', error: error.message }));
+    req.on('error', (error) => resolve({ status: 0, headers: {}, body: '', error: error.message }));
     req.end();
   });
+}
+
+/** The next link of a list reply, read strictly (quoted rel), or undefined. */
+function nextLink(outcome: RawOutcome): string | undefined {
+  return links((outcome.headers.link as string | undefined) ?? null).next;
 }
 
 const statuses = async (shop: RunningShop, n: number) => {
@@ -55,6 +75,7 @@ describe('simulated shop: fault knobs', () => {
     // Faults strike lists and counts only.
     const order = [...shop.records('orders')][0] as JsonObject;
     expect((await client.get(`/orders/${order.id}.json`)).status).toBe(200);
+    expect(shop.stats().faults).toEqual({ serverErrorRate: 4 });
   });
 
   it('repeats a drawn 5xx for serverErrorBurst requests, reproducibly for a seed', async () => {
@@ -77,6 +98,7 @@ describe('simulated shop: fault knobs', () => {
     const outcome = await rawGet(shop, '/orders.json?status=any&limit=50');
     expect(outcome.error).toBeDefined();
     await expect(clientFor(shop).get('/customers.json')).rejects.toThrow();
+    expect(shop.stats().faults).toEqual({ resetRate: 2 });
   });
 
   it('cuts 200 bodies both ways (honest Content-Length, or chunked then closed) when truncateRate is 1', async () => {
@@ -93,6 +115,7 @@ describe('simulated shop: fault knobs', () => {
       expect(outcome.body.startsWith('{"orders":[')).toBe(true);
       expect(() => parseJson(outcome.body)).toThrow();
     }
+    expect(shop.stats().faults).toEqual({ truncateRate: 16 });
   });
 
   it('stalls bodies for slowMs when slowRate is 1, and still delivers them whole', async () => {
@@ -101,6 +124,7 @@ describe('simulated shop: fault knobs', () => {
     const outcome = await rawGet(shop, '/customers.json?limit=10');
     expect(performance.now() - started).toBeGreaterThanOrEqual(150);
     expect(listOf({ json: parseJson(outcome.body) } as never, 'customers')).toHaveLength(10);
+    expect(shop.stats().faults).toEqual({ slowRate: 1 });
   });
 
   it('answers 429 with Retry-After 2.0 although the bucket has room when throttleStormRate is 1', async () => {
@@ -111,6 +135,7 @@ describe('simulated shop: fault knobs', () => {
     expect(served.headers.get('x-shopify-shop-api-call-limit')).toBe('1/40');
     expect((served.json as JsonObject).errors).toMatch(/^Exceeded \d+ calls per second for api client/);
     expect(shop.stats().throttled).toBe(1);
+    expect(shop.stats().faults).toEqual({ throttleStormRate: 1 });
   });
 
   it('ignores every list and count filter except limit and page_info when ignoreFilters is set', async () => {
@@ -170,5 +195,93 @@ describe('simulated shop: fault knobs', () => {
     expect((await client.get('/orders/count.json')).status).toBeGreaterThanOrEqual(500);
     shop.setFaults({});
     expect((await client.get('/orders/count.json')).status).toBe(200);
+  });
+
+  it('answers a 429 storm with the bucket shown full for list/count requests after+1 to after+requests', async () => {
+    const shop = await shopWith({ throttleStorm: { after: 2, requests: 3 } });
+    const served = [];
+    for (let k = 0; k < 7; k++) served.push(await rawGet(shop, k % 2 ? '/orders/count.json' : '/orders.json?limit=5'));
+    expect(served.map((s) => s.status)).toEqual([200, 200, 429, 429, 429, 200, 200]);
+    for (const throttled of served.filter((s) => s.status === 429)) {
+      expect(throttled.headers['retry-after']).toBe('2.0');
+      expect(throttled.headers['x-shopify-shop-api-call-limit']).toBe('40/40');
+      expect(throttled.body).toMatch(/Exceeded \d+ calls per second/);
+    }
+    expect(shop.stats().throttled).toBe(3);
+    expect(shop.stats().faults).toEqual({ throttleStorm: 3 });
+  });
+
+  it.each([
+    [402, 'Unavailable Shop'],
+    [423, 'Locked'],
+  ] as const)('answers %i (%s) to every list/count request after the first `after`', async (status, errors) => {
+    const shop = await shopWith({ failFromRequest: { after: 2, status } });
+    const served = [];
+    for (let k = 0; k < 5; k++) served.push(await rawGet(shop, k % 2 ? '/customers/count.json' : '/customers.json'));
+    expect(served.map((s) => s.status)).toEqual([200, 200, status, status, status]);
+    expect(JSON.parse(served[4]?.body ?? '')).toEqual({ errors });
+    expect(shop.stats().faults).toEqual({ failFromRequest: 3 });
+  });
+
+  it.each([301, 302, 307, 308] as const)(
+    'redirects with %i to location + the path and query from request after+1 on',
+    async (status) => {
+      const shop = await shopWith({ failFromRequest: { after: 1, status, location: 'http://127.0.0.1:9' } });
+      expect((await rawGet(shop, '/orders/count.json')).status).toBe(200);
+      const redirected = await rawGet(shop, '/orders.json?status=any&limit=7');
+      expect(redirected.status).toBe(status);
+      expect(redirected.headers.location).toBe(`http://127.0.0.1:9${API_PREFIX}/orders.json?status=any&limit=7`);
+    },
+  );
+
+  it('sends Link headers with rel unquoted from list request malformedLinkAfter+1 on', async () => {
+    const shop = await shopWith({ malformedLinkAfter: 1 });
+    const first = await rawGet(shop, '/orders.json?status=any&limit=5');
+    expect(first.headers.link).toMatch(/; rel="next"$/);
+    // Counts are not list requests: they move nothing.
+    await rawGet(shop, '/orders/count.json');
+    const second = await rawGet(shop, '/orders.json?status=any&limit=5');
+    expect(second.headers.link).toMatch(/^<[^>]+page_info=[\w-]+>; rel=next$/);
+    expect(nextLink(second)).toBeUndefined();
+    expect(shop.stats().faults).toEqual({ malformedLinkAfter: 1 });
+  });
+
+  it('hands back the request own page_info as the next link from cursor request cursorLoopAfter+1 on', async () => {
+    const shop = await shopWith({ cursorLoopAfter: 1 });
+    const first = nextLink(await rawGet(shop, '/orders.json?status=any&limit=5')) as string;
+    const second = nextLink(await rawGet(shop, first)) as string;
+    expect(second).not.toBe(first);
+    const third = nextLink(await rawGet(shop, second));
+    expect(third).toBe(second);
+    expect(nextLink(await rawGet(shop, second))).toBe(second);
+    expect(shop.stats().faults).toEqual({ cursorLoopAfter: 2 });
+  });
+
+  it('answers 400 page_info Invalid value at pageInfoErrorRate, only to requests carrying a page_info', async () => {
+    const outcomes = async (seed: number) => {
+      const shop = await shopWith({ pageInfoErrorRate: 0.5 }, seed);
+      const first = await rawGet(shop, '/orders.json?status=any&limit=5');
+      expect(first.status).toBe(200);
+      const next = nextLink(first) as string;
+      const served = [];
+      for (let k = 0; k < 30; k++) served.push(await rawGet(shop, next));
+      return served;
+    };
+    const run = await outcomes(5);
+    expect(new Set(run.map((s) => s.status))).toEqual(new Set([200, 400]));
+    expect(JSON.parse(run.find((s) => s.status === 400)?.body ?? '')).toEqual({
+      errors: { page_info: 'Invalid value.' },
+    });
+    expect((await outcomes(5)).map((s) => s.status)).toEqual(run.map((s) => s.status));
+    const shop = await shopWith({ pageInfoErrorRate: 1 });
+    for (let k = 0; k < 5; k++) expect((await rawGet(shop, '/orders.json?status=any&limit=5')).status).toBe(200);
+    expect(shop.stats().faults).toEqual({});
+  });
+
+  it('writes linkOrigin into the Link URLs instead of the origin the client called', async () => {
+    const shop = await shopWith({ linkOrigin: 'https://elsewhere.example:8443' });
+    const next = nextLink(await rawGet(shop, '/orders.json?status=any&limit=5')) as string;
+    expect(next.startsWith(`https://elsewhere.example:8443${API_PREFIX}/orders.json?limit=5&page_info=`)).toBe(true);
+    expect(shop.stats().faults).toEqual({ linkOrigin: 1 });
   });
 });

@@ -1,7 +1,9 @@
+import { get as httpsGet } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/shopify/json.js';
 import { API_PREFIX } from '../../src/shopify/resources.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { LOOPBACK_TLS } from '../helpers/tls-fixture.js';
 import { clientFor, type Served, type ShopClient } from './shop-client.js';
 
 describe('simulated shop: HTTP, auth, errors and rate limit', () => {
@@ -124,6 +126,32 @@ describe('simulated shop: leaky bucket', () => {
       const all = await Promise.all(Array.from({ length: 120 }, () => client.get('/orders/count.json')));
       expect(all.every((served) => served.status === 200)).toBe(true);
       expect(shop.stats().byPath['GET /orders/count.json']).toBe(120);
+    } finally {
+      await shop.close();
+    }
+  });
+});
+
+describe('simulated shop over https (the tls option)', () => {
+  it('serves https on 127.0.0.1, with https Link URLs', async () => {
+    const shop = await startShop({ seed: 7, products: 5, customers: 5, orders: 5, tls: LOOPBACK_TLS });
+    try {
+      expect(shop.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const served = await new Promise<{ status: number; link: string }>((resolve, reject) => {
+        const request = httpsGet(
+          `${shop.url}${API_PREFIX}/orders.json?status=any&limit=2`,
+          { ca: LOOPBACK_TLS.cert, headers: { 'X-Shopify-Access-Token': shop.token } },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, link: String(response.headers.link) }),
+            );
+          },
+        );
+        request.on('error', reject);
+      });
+      expect(served.status).toBe(200);
+      expect(served.link.startsWith(`<${shop.url}${API_PREFIX}/orders.json?limit=2&page_info=`)).toBe(true);
     } finally {
       await shop.close();
     }

@@ -65,24 +65,43 @@ describe('BucketModel', () => {
     expect(model.levelAt(t + roundTripMs)).toBeCloseTo(5 - (leaked ? (leak * roundTripMs) / 1000 : 0), 6);
   });
 
-  it('treats a bucket 429 as a full bucket and trusts its leak estimate less, once per overflow episode', () => {
-    const model = new BucketModel(3);
-    model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
-    for (const at of [0, 1, 2]) model.markRefused(at, true);
-    expect(model.levelAt(2)).toBe(40);
-    // 40 → 37 needs 4 requests to leak at 2/s × 0.85 (one backoff for three 429s of the same burst).
-    expect(model.leakPerSecond).toBeCloseTo(1.7, 9);
-    expect(model.waitMs(2)).toBe(Math.ceil((4 / 1.7) * 1000));
+  it('treats a bucket 429 as a full bucket and backs a measured leak off, once per overflow episode', () => {
+    const model = busyModel(40, 20);
+    const leak = model.leakPerSecond as number;
+    const t = 10_000;
+    for (const at of [t, t + 1, t + 2]) model.markRefused(at, true);
+    expect(model.levelAt(t + 2)).toBe(40);
+    expect(model.leakPerSecond).toBeCloseTo(leak * 0.85, 9);
+    // 40 → 38 (2 kept free) needs 3 requests to leak at the backed-off rate.
+    expect(model.waitMs(t + 2)).toBe(Math.ceil((3 / (leak * 0.85)) * 1000));
+  });
+
+  it.each([
+    ['a tier guess (never measured)', () => answered(new BucketModel(3))],
+    ['a measured leak', () => busyModel(40, 20)],
+  ])('keeps %s at or above the tier rate through a minute-long storm of bucket 429s', (_name, start) => {
+    const model = start();
+    const t = 10_000;
+    // Another client of the same token keeps the bucket full: one overflow episode a second.
+    for (let k = 0; k < 60; k++) model.markRefused(t + k * 1001, true);
+    expect(model.leakPerSecond).toBeGreaterThanOrEqual(2);
+    // A full bucket with 3 kept free needs at most 4 requests to leak at 2/s: never minutes.
+    expect(model.waitMs(t + 60 * 1001)).toBeLessThanOrEqual(2000);
   });
 
   it('ignores a 429 that came while the bucket had room', () => {
-    const model = new BucketModel(3);
-    model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
+    const model = answered(new BucketModel(3));
     model.markRefused(0, false);
     expect(model.leakPerSecond).toBe(2);
     expect(model.waitMs(0)).toBe(0);
   });
 });
+
+/** A model that has seen one answer of a 40-bucket at 1 used, as on a shop that never fills it. */
+function answered(model: BucketModel): BucketModel {
+  model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
+  return model;
+}
 
 /** A model that watched a server bucket fed by our sends at 1.5× its leak rate for 5 s, starting half full. */
 function busyModel(max: number, leak: number): BucketModel {

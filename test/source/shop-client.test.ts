@@ -1,6 +1,13 @@
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RetriesExhaustedError, ShopAuthError, ShopHttpError, ShopThrottledError } from '../../src/source/errors.js';
+import {
+  RetriesExhaustedError,
+  ShopAuthError,
+  ShopHttpError,
+  ShopRedirectError,
+  ShopThrottledError,
+  ShopUnavailableError,
+} from '../../src/source/errors.js';
 import { readCount, scanListPage } from '../../src/source/list-page.js';
 import { ShopClient } from '../../src/source/shop-client.js';
 import { type Handler, json, tinyServer } from './tiny-server.js';
@@ -54,12 +61,27 @@ describe('ShopClient', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('does not follow redirects', async () => {
+  it.each([
+    [402, /^the shop is frozen \(402 Payment Required\): http:.* answered \{"errors":"no"\}$/],
+    [423, /^the shop is locked \(423 Locked\): http:/],
+  ])('names a %i shop as unavailable', async (status, message) => {
+    const { client, url } = await clientFor((_request, response) => json(response, status, '{"errors":"no"}'));
+    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ShopUnavailableError);
+    expect(error).toMatchObject({ code: 'ERR_SHOP_UNAVAILABLE', status, message: expect.stringMatching(message) });
+  });
+
+  it.each([301, 302, 303, 307, 308])('refuses a %i redirect without following it', async (status) => {
     const { client, server, url } = await clientFor((_request, response) => {
-      response.writeHead(303, { location: 'http://127.0.0.1:1/elsewhere' });
+      response.writeHead(status, { location: 'http://127.0.0.1:1/elsewhere' });
       response.end();
     });
-    await expect(client.get(url, readCount)).rejects.toMatchObject({ status: 303 });
+    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ShopRedirectError);
+    expect(error).toMatchObject({ code: 'ERR_SHOP_REDIRECT', status });
+    expect((error as Error).message).toMatch(
+      new RegExp(`redirect \\(${status}\\) from http://.* to http://127\\.0\\.0\\.1:1/elsewhere`),
+    );
     expect(server.requests).toHaveLength(1);
   });
 
