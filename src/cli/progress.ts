@@ -80,7 +80,11 @@ export function renderSummary(manifest: Manifest, seconds: number): string {
       `${s.unknown_fields}`,
     ]);
   }
-  return `\n${table(checks)}\n${table(rows)}\n${manifest.status} in ${seconds.toFixed(1)} s\n`;
+  const shrinks = (manifest.suspicious_shrink ?? []).map(
+    ({ resource, previous, current }) =>
+      `suspicious shrink: ${resource} ${previous} → ${current} records since the last complete snapshot\n`,
+  );
+  return `\n${table(checks)}\n${table(rows)}\n${shrinks.join('')}${manifest.status} in ${seconds.toFixed(1)} s\n`;
 }
 
 function table(rows: string[][]): string {

@@ -125,6 +125,12 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       tables[file.table] = { rows: (tables[file.table]?.rows ?? 0) + file.rows };
     }
     const shrink = detectShrink(await findPreviousManifest(options.storage, options.shop.key, snapshotId), resources);
+    for (const { resource, previous, current } of shrink) {
+      logger.warn(
+        { resource, previous, current },
+        'suspicious shrink: far fewer records than the last complete snapshot (a revoked scope or a default filter?)',
+      );
+    }
     const countsHold = Object.values(resources).every((summary) => summary?.check !== 'mismatch');
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,

@@ -63,6 +63,18 @@ describe('attachProgress', () => {
     expect(text).toMatch(/^complete in \d+\.\d s$/m);
   });
 
+  it('names every suspicious shrink in the summary', () => {
+    const { stream, written } = terminal(true);
+    attachProgress(['orders'], stream).finish({
+      ...manifest,
+      status: 'incomplete',
+      suspicious_shrink: [{ resource: 'orders', previous: 5000, current: 120 }],
+    });
+    expect(written()).toMatch(
+      /^suspicious shrink: orders 5000 → 120 records since the last complete snapshot\nincomplete in \d+\.\d s$/m,
+    );
+  });
+
   it('writes nothing when stderr is not a terminal (logs only, no progress noise)', () => {
     const { stream, written } = terminal(false);
     const progress = attachProgress(['orders'], stream);
