@@ -16,8 +16,15 @@ export const PAGE_LIMIT = 250;
 const PAGES_PER_WINDOW = 6;
 /** A chain is split for an idle slot only if it still has about this many pages to go. */
 export const MIN_PAGES_TO_SPLIT = 6;
-/** Records buffered between the crawl and the consumer (on top of at most one page per chain being handed over). */
+/** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
+/**
+ * While the consumer is behind (a page waits to be handed over, or the channel holds a page's worth of records),
+ * chains send a request only if fewer than this many pages are waiting or in flight. Without it, a shop that answers
+ * faster than the records are written leaves every chain holding a page (2.6 MB of orders each, 20 chains or more);
+ * a shop slower than the consumer still gets every chain's request, since then the consumer is never behind.
+ */
+const MAX_PAGES_AHEAD = 4;
 
 export interface ResourceCrawlReport {
   resource: ResourceName;
@@ -120,6 +127,10 @@ export class ResourceCrawl {
   private readonly edgeSeconds = new Set<number>();
   private readonly edgeIds = new Set<string>();
   private awaitingProof = 0;
+  /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
+  private pagesWaiting = 0;
+  private pagesInFlight = 0;
+  private pageRoomWaiters: Array<() => void> = [];
   private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
 
   constructor(
@@ -302,8 +313,9 @@ export class ResourceCrawl {
   private fail(error: unknown): void {
     if (!this.failure) this.failure = { error };
     this.channel.fail(error);
-    // Chains parked at a barrier that will never be released must still end.
+    // Chains parked at a barrier that will never be released must still end, and so must chains waiting for room.
     this.barrier?.release();
+    this.wakePageRoomWaiters();
   }
 
   private chainError(error: unknown): void {
@@ -409,7 +421,11 @@ export class ResourceCrawl {
     if (since === 0n) this.unproven.add(chain);
     const query = { ...this.filters, ...windowFilters(window), since_id: String(since), limit: String(PAGE_LIMIT) };
     const url = this.context.apiUrl(`${this.resource}.json`, query);
-    const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain)));
+    await this.pageRoom();
+    const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain))).finally(() => {
+      this.pagesInFlight--;
+      this.wakePageRoomWaiters();
+    });
     // After a fallback the Link chain lists every record again, newer copies included.
     if (this.mode !== 'windows') return;
     // Never followed in this mode, but a Link we would refuse to follow says something is wrong with the server.
@@ -440,7 +456,13 @@ export class ResourceCrawl {
     if (since > 0n && this.unproven.delete(chain)) this.settleProof();
     if (records.length < PAGE_LIMIT) chain.done = true;
     else if (chain.splitRequested) this.split(chain);
-    await this.emit(records);
+    this.pagesWaiting++;
+    try {
+      await this.emit(records);
+    } finally {
+      this.pagesWaiting--;
+      this.wakePageRoomWaiters();
+    }
     // Held records are not under the channel's backpressure: until the proof a chain brings at most one page.
     while (since > 0n && this.mode === 'windows' && !this.failed && this.filtersUnproven()) {
       // Waiting hands nothing over: a pending barrier may count this chain as paused.
@@ -449,6 +471,22 @@ export class ResourceCrawl {
       await new Promise<void>((resolve) => this.proofWaiters.push(resolve));
       this.awaitingProof--;
     }
+  }
+
+  /** Waits while enough pages are ahead of the consumer (see MAX_PAGES_AHEAD), then counts one more in flight. */
+  private async pageRoom(): Promise<void> {
+    while (this.consumerBehind() && this.pagesWaiting + this.pagesInFlight >= MAX_PAGES_AHEAD && !this.failed) {
+      await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
+    }
+    this.pagesInFlight++;
+  }
+
+  private consumerBehind(): boolean {
+    return this.pagesWaiting > 0 || this.channel.size >= PAGE_LIMIT;
+  }
+
+  private wakePageRoomWaiters(): void {
+    for (const wake of this.pageRoomWaiters.splice(0)) wake();
   }
 
   private split(chain: Chain): void {

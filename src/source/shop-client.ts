@@ -41,10 +41,10 @@ export interface ShopResponse<T> {
 }
 
 /**
- * Turns a 2xx body into a value, throwing ShopBodyError when the body is unusable; it runs inside the retry loop, so
- * a truncated or garbled body is fetched again.
+ * Turns a 2xx body (its bytes: a list page is decoded record by record) into a value, throwing ShopBodyError when the
+ * body is unusable; it runs inside the retry loop, so a truncated or garbled body is fetched again.
  */
-export type BodyReader<T> = (text: string, shownUrl: string) => T;
+export type BodyReader<T> = (body: Buffer, shownUrl: string) => T;
 
 export interface RetryEvent {
   url: URL;
@@ -84,7 +84,6 @@ export class ShopClient {
       throwHttpErrors: false,
       retry: { limit: 0 },
       timeout: { request: options.requestTimeoutMs ?? 120_000 },
-      responseType: 'text',
     });
   }
 
@@ -142,7 +141,7 @@ export class ShopClient {
 
   private async attempt<T>(url: URL, read: BodyReader<T>): Promise<Omit<ShopResponse<T>, 'retries'>> {
     const ticket = await this.pacer.acquire(this.signal);
-    const response = await this.http.get(url, { signal: this.signal });
+    const response = await this.http.get(url, { signal: this.signal, responseType: 'buffer' });
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
@@ -150,7 +149,11 @@ export class ShopClient {
     const status = response.statusCode;
     const shown = redact(url);
     if (status >= 200 && status < 300) return { url, headers, value: read(response.body, shown), elapsedMs };
-    const excerpt = response.body.slice(0, BODY_EXCERPT).replace(/\s+/g, ' ');
+    // 4 bytes per character at most: enough bytes for the excerpt's characters.
+    const excerpt = response.body
+      .toString('utf8', 0, 4 * BODY_EXCERPT)
+      .slice(0, BODY_EXCERPT)
+      .replace(/\s+/g, ' ');
     const retryAfterMs = parseRetryAfterMs(headers['retry-after'], Date.now());
     if (status === 401) throw new ShopAuthError(shown, excerpt);
     if (status === 429) {
