@@ -9,8 +9,12 @@ export interface CrawledRecord {
    * (half the size of its text: orders hold non-ASCII characters, which V8 stores as two bytes each).
    */
   bytes: Buffer;
-  /** The parsed record (lossless: ids above 2^53 are bigint). */
-  record: JsonObject;
+  /**
+   * The parsed record (lossless: ids above 2^53 are bigint), parsed anew on each read: a consumer reads it once, and
+   * a tree kept with the record would live as long as the rest of its page, long enough to be copied to V8's old
+   * space and collected there.
+   */
+  readonly record: JsonObject;
 }
 
 /** One record of a list page with its top-level created_at and updated_at texts, where the record has them. */
@@ -24,7 +28,6 @@ export interface ListedRecord extends CrawledRecord {
  * created_at, which the page scan already found, and the raw archive copies the bytes as they are.
  */
 class ScannedRecord implements ListedRecord {
-  private parsed: JsonObject | undefined;
   constructor(
     readonly id: string,
     readonly bytes: Buffer,
@@ -35,8 +38,7 @@ class ScannedRecord implements ListedRecord {
   ) {}
 
   get record(): JsonObject {
-    this.parsed ??= parseJson(this.bytes.toString('utf8'), this.longIntegers) as JsonObject;
-    return this.parsed;
+    return parseJson(this.bytes.toString('utf8'), this.longIntegers) as JsonObject;
   }
 }
 
