@@ -7,6 +7,7 @@ import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
 import { HeldCopies } from './newest-copy.js';
 import type { BucketState } from './pacer.js';
+import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { BodyReader, RetryEvent, ShopResponse } from './shop-client.js';
 import { type CreatedWindow, inWindow, planWindows, splitWindow, windowFilters } from './windows.js';
@@ -18,14 +19,8 @@ const PAGES_PER_WINDOW = 6;
 export const MIN_PAGES_TO_SPLIT = 6;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
-/**
- * While the consumer is behind (a page waits to be handed over, or the channel holds a page's worth of records),
- * chains send a request only if fewer than this many pages are waiting or in flight. Without it, a shop that answers
- * faster than the records are written leaves every chain holding a page (2.6 MB of orders each, 20 chains or more);
- * a shop slower than the consumer still gets every chain's request, since then the consumer is never behind.
- */
-const MAX_PAGES_AHEAD = 4;
-
+/** Weight of the newest sample in the running mean of the time between two pages handed over. */
+const SMOOTHING = 0.2;
 export interface ResourceCrawlReport {
   resource: ResourceName;
   /** Filters sent on every list and count request (the complete-list filters). */
@@ -130,6 +125,10 @@ export class ResourceCrawl {
   /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
   private pagesWaiting = 0;
   private pagesInFlight = 0;
+  /** The fastest round trip of a full page, and the running mean time between two pages handed over. */
+  private fastestRoundTripMs: number | undefined;
+  private pageIntervalMs: number | undefined;
+  private lastPageHandedMs: number | undefined;
   private pageRoomWaiters: Array<() => void> = [];
   private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
 
@@ -432,6 +431,9 @@ export class ResourceCrawl {
     parseNextLink(headerText(response.headers.link), url);
     const records = response.value;
     this.pages++;
+    if (records.length === PAGE_LIMIT) {
+      this.fastestRoundTripMs = Math.min(this.fastestRoundTripMs ?? Number.POSITIVE_INFINITY, response.elapsedMs);
+    }
     let previous = since;
     let reached = chain.reachedMs;
     let first = chain.firstCreatedMs;
@@ -461,6 +463,11 @@ export class ResourceCrawl {
       await this.emit(records);
     } finally {
       this.pagesWaiting--;
+      const now = performance.now();
+      if (this.lastPageHandedMs !== undefined) {
+        this.pageIntervalMs = runningMean(this.pageIntervalMs, now - this.lastPageHandedMs);
+      }
+      this.lastPageHandedMs = now;
       this.wakePageRoomWaiters();
     }
     // Held records are not under the channel's backpressure: until the proof a chain brings at most one page.
@@ -473,9 +480,13 @@ export class ResourceCrawl {
     }
   }
 
-  /** Waits while enough pages are ahead of the consumer (see MAX_PAGES_AHEAD), then counts one more in flight. */
+  /** Waits while enough pages are ahead of the consumer (see pagesAheadLimit), then counts one more in flight. */
   private async pageRoom(): Promise<void> {
-    while (this.consumerBehind() && this.pagesWaiting + this.pagesInFlight >= MAX_PAGES_AHEAD && !this.failed) {
+    while (
+      this.consumerBehind() &&
+      this.pagesWaiting + this.pagesInFlight >= pagesAheadLimit(this.fastestRoundTripMs, this.pageIntervalMs) &&
+      !this.failed
+    ) {
       await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
     }
     this.pagesInFlight++;
@@ -619,4 +630,8 @@ export class ResourceCrawl {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function runningMean(mean: number | undefined, sample: number): number {
+  return mean === undefined ? sample : mean + SMOOTHING * (sample - mean);
 }
