@@ -1,12 +1,15 @@
 import { runCrawlBench } from './crawl-bench.js';
 import { runFleetBench } from './fleet-bench.js';
-import { formatSnapshotBench, runSnapshotBench } from './snapshot-bench.js';
+import { formatSnapshotBench, runSnapshotBench, SNAPSHOT_BENCH_SIZES } from './snapshot-bench.js';
 
 /**
  * `npm run bench`: every figure the README reports, measured in one run on this machine. Select parts with
- * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`.
+ * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`. Numbers choose the
+ * snapshot sizes: `npm run bench -- snapshot 100000`.
  */
-const parts = process.argv.slice(2);
+const args = process.argv.slice(2);
+const parts = args.filter((arg) => !/^\d+$/.test(arg));
+const sizes = args.filter((arg) => /^\d+$/.test(arg)).map(Number);
 const wanted = (part: string) => parts.length === 0 || parts.includes(part);
 
 if (wanted('crawl')) {
@@ -16,7 +19,7 @@ if (wanted('crawl')) {
 if (wanted('snapshot')) {
   process.stdout.write('\n## Snapshot (unlimited shop)\n\n');
   const runs = [];
-  for (const orders of [100_000, 1_000_000]) runs.push(await runSnapshotBench(orders));
+  for (const orders of sizes.length > 0 ? sizes : SNAPSHOT_BENCH_SIZES) runs.push(await runSnapshotBench(orders));
   process.stdout.write(formatSnapshotBench(runs));
 }
 if (wanted('fleet')) {

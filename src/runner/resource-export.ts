@@ -112,7 +112,7 @@ export async function exportResource(options: {
         await atBarrier(item);
         continue;
       }
-      await raw?.write(item.raw);
+      await raw?.write(item.bytes);
       const shaped = toRows(resource, item.record);
       unknownFields += shaped.unknownFields;
       for (const { table, row } of shaped.rows) await tables.get(table)?.write(row);

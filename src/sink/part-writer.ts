@@ -99,15 +99,16 @@ export class PartWriter {
     return this.#handOut();
   }
 
-  async writeLine(line: string): Promise<void> {
+  /** One line: text (encoded as UTF-8) or bytes (copied as they are). */
+  async writeLine(line: string | Buffer): Promise<void> {
     if (this.#closed) throw new SinkError('ERR_SINK_CLOSED', `${this.#folder}: write after close`);
     // UTF-8 takes at most 3 bytes per UTF-16 unit, so a line given this much room is never cut short.
-    const room = line.length * 3 + 1;
+    const room = typeof line === 'string' ? line.length * 3 + 1 : line.length + 1;
     if (this.#used + room > this.#batch.length) {
       await this.#flush();
       if (room > this.#batch.length) this.#batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, room));
     }
-    this.#used += this.#batch.write(line, this.#used);
+    this.#used += typeof line === 'string' ? this.#batch.write(line, this.#used) : line.copy(this.#batch, this.#used);
     this.#batch[this.#used++] = 10;
     this.#rows++;
     if (this.#rows >= this.#maxRows || this.#bytes + this.#used >= this.#maxBytes) await this.#finishPart();

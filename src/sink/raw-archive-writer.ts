@@ -4,6 +4,8 @@ import { type PartLimits, PartWriter } from './part-writer.js';
 import type { WrittenFile } from './written-file.js';
 
 const LINE_BREAK = /[\r\n]/g;
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
 
 /**
  * The lossless archive: every record's text exactly as the API served it, one record a line, in gzip parts
@@ -18,11 +20,15 @@ export class RawArchiveWriter {
     this.#parts = new PartWriter({ ...options, name: options.resource, format: 'raw', extension: 'jsonl.gz' });
   }
 
-  write(raw: string): Promise<void> {
-    const line = raw.includes('\n') || raw.includes('\r') ? raw.replace(LINE_BREAK, '') : raw;
-    if (line.charCodeAt(0) !== 123 /* { */) {
+  /** One record's bytes (UTF-8) as served. */
+  write(raw: Buffer): Promise<void> {
+    const line =
+      raw.includes(NEWLINE) || raw.includes(CARRIAGE_RETURN)
+        ? Buffer.from(raw.toString('utf8').replace(LINE_BREAK, ''))
+        : raw;
+    if (line[0] !== 123 /* { */) {
       return Promise.reject(
-        new SinkError('ERR_SINK_RAW_RECORD', `a raw record must be a JSON object: ${line.slice(0, 40)}`),
+        new SinkError('ERR_SINK_RAW_RECORD', `a raw record must be a JSON object: ${line.toString('utf8', 0, 40)}`),
       );
     }
     return this.#parts.writeLine(line);

@@ -4,10 +4,17 @@ import { ShopBodyError, ShopBodyTooDeepError } from './errors.js';
 export interface CrawledRecord {
   /** Exact decimal id, also for ids above 2^53. */
   id: string;
-  /** The record's exact text as the API served it. */
-  raw: string;
-  /** The parsed record (lossless: ids above 2^53 are bigint). */
-  record: JsonObject;
+  /**
+   * The record's exact bytes (UTF-8) as the API served it: a view into the page's body, which stays in memory as bytes
+   * (half the size of its text: orders hold non-ASCII characters, which V8 stores as two bytes each).
+   */
+  bytes: Buffer;
+  /**
+   * The parsed record (lossless: ids above 2^53 are bigint), parsed anew on each read: a consumer reads it once, and
+   * a tree kept with the record would live as long as the rest of its page, long enough to be copied to V8's old
+   * space and collected there.
+   */
+  readonly record: JsonObject;
 }
 
 /** One record of a list page with its top-level created_at and updated_at texts, where the record has them. */
@@ -17,22 +24,21 @@ export interface ListedRecord extends CrawledRecord {
 }
 
 /**
- * A record whose JSON is parsed on first use of `record`: the crawl itself reads only the id and created_at, which
- * the page scan already found, and a writer of the raw archive never needs the parsed form. Parsing a 2.5 MB page
- * of orders as one value was most of the crawler's CPU time.
+ * A record whose text is decoded and parsed on first use of `record`: the crawl itself reads only the id and
+ * created_at, which the page scan already found, and the raw archive copies the bytes as they are.
  */
 class ScannedRecord implements ListedRecord {
-  private parsed: JsonObject | undefined;
   constructor(
     readonly id: string,
-    readonly raw: string,
+    readonly bytes: Buffer,
     readonly createdAt: string | undefined,
     readonly updatedAt: string | undefined,
+    /** A run of 16+ digits stands outside the record's strings: an id may be above 2^53. */
+    private readonly longIntegers: boolean,
   ) {}
 
   get record(): JsonObject {
-    if (this.parsed === undefined) this.parsed = parseJson(this.raw) as JsonObject;
-    return this.parsed;
+    return parseJson(this.bytes.toString('utf8'), this.longIntegers) as JsonObject;
   }
 }
 
@@ -44,7 +50,8 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COLON = 58;
 const COMMA = 44;
-const INTEGER = /-?\d+/y;
+const MINUS = 45;
+const LONG_DIGIT_RUN = 16;
 
 /**
  * Deepest nesting a list body may have. Shopify's deepest shape (an order's refund line item's tax line's price set)
@@ -52,31 +59,36 @@ const INTEGER = /-?\d+/y;
  */
 export const MAX_JSON_DEPTH = 512;
 
-/** Index just past the string literal starting at `start` (a quote). */
-function stringEnd(text: string, start: number): number {
-  let at = start;
-  for (;;) {
-    at = text.indexOf('"', at + 1);
-    if (at < 0) return -1;
-    let slashes = 0;
-    while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return at + 1;
-  }
+function isSpace(c: number | undefined): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-function skipSpace(text: string, at: number): number {
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 48 && c <= 57;
+}
+
+function skipSpace(body: Buffer, at: number): number {
   let i = at;
-  for (let c = text.charCodeAt(i); c === 32 || c === 10 || c === 13 || c === 9; c = text.charCodeAt(++i));
+  while (isSpace(body[i])) i++;
   return i;
 }
 
+/** Whether the bytes from `start` to `end` spell `name` (ASCII). */
+function spells(body: Buffer, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (body[start + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
 /**
- * The records of a list response `{"<key>":[{…},…]}` with their exact text, top-level id and timestamps, found in
- * one pass without building the parsed tree. A body that does not close properly (truncated) or whose records lack
- * an integer id is an unusable body: ShopBodyError, which the retry layer retries. A body nested deeper than
- * MAX_JSON_DEPTH is refused: ShopBodyTooDeepError.
+ * The records of a list response `{"<key>":[{…},…]}` with their exact bytes, top-level id and timestamps, found in
+ * one pass over the body's bytes without decoding it or building the parsed tree. Each record is decoded on its own
+ * when it is parsed: one string for the whole page (2.5 MB of orders, twice that as UTF-16) would land in V8's
+ * large-object space, which only a full collection frees. A body that does not close properly (truncated) or whose
+ * records lack an integer id is an unusable body: ShopBodyError, which the retry layer retries. A body nested deeper
+ * than MAX_JSON_DEPTH is refused: ShopBodyTooDeepError.
  */
-export function scanListPage(text: string, key: string, url: string): ListedRecord[] {
+export function scanListPage(body: Buffer, key: string, url: string): ListedRecord[] {
   const records: ListedRecord[] = [];
   const keyLiteral = JSON.stringify(key);
   let depth = 0;
@@ -87,36 +99,43 @@ export function scanListPage(text: string, key: string, url: string): ListedReco
   let id: string | undefined;
   let createdAt: string | undefined;
   let updatedAt: string | undefined;
-  const length = text.length;
+  let digitRun = 0;
+  let longIntegers = false;
+  const length = body.length;
   for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
+    const c = body[i] as number;
     if (c === QUOTE) {
-      const end = stringEnd(text, i);
-      if (end < 0) throw new ShopBodyError(url, 'unterminated string (truncated body?)');
-      if (depth === 1) lastTopKey = text.slice(i, end);
+      digitRun = 0;
+      const start = i;
+      for (i++; i < length; i++) {
+        const d = body[i];
+        if (d === QUOTE) break;
+        if (d === BACKSLASH) i++;
+      }
+      if (i >= length) throw new ShopBodyError(url, 'unterminated string (truncated body?)');
+      if (depth === 1) lastTopKey = body.toString('utf8', start, i + 1);
       else if (inList && depth === 3) {
-        const after = skipSpace(text, end);
-        if (text.charCodeAt(after) === COLON) {
-          const name = text.slice(i + 1, end - 1);
-          const value = skipSpace(text, after + 1);
-          if (name === 'id') {
-            INTEGER.lastIndex = value;
-            const match = INTEGER.exec(text);
-            // A fresh string, not a slice: V8 slices keep the whole 2.5 MB page alive for as long as the id lives
-            // (and the crawl keeps every id for deduplication).
-            if (match) id = BigInt(match[0]).toString();
-          } else if ((name === 'created_at' || name === 'updated_at') && text.charCodeAt(value) === QUOTE) {
-            const valueEnd = stringEnd(text, value);
-            const stamp = valueEnd > 0 ? text.slice(value + 1, valueEnd - 1) : undefined;
-            if (name === 'created_at') createdAt = stamp;
+        const after = skipSpace(body, i + 1);
+        if (body[after] !== COLON) continue;
+        const value = skipSpace(body, after + 1);
+        if (spells(body, start + 1, i, 'id')) {
+          let end = body[value] === MINUS ? value + 1 : value;
+          while (isDigit(body[end])) end++;
+          if (end > value && isDigit(body[end - 1])) id = BigInt(body.toString('latin1', value, end)).toString();
+        } else if (body[value] === QUOTE) {
+          const created = spells(body, start + 1, i, 'created_at');
+          if (created || spells(body, start + 1, i, 'updated_at')) {
+            let end = value + 1;
+            while (end < length && body[end] !== QUOTE) end += body[end] === BACKSLASH ? 2 : 1;
+            const stamp = end < length ? body.toString('utf8', value + 1, end) : undefined;
+            if (created) createdAt = stamp;
             else updatedAt = stamp;
           }
-          i = after;
-          continue;
         }
+        i = after;
       }
-      i = end - 1;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      digitRun = 0;
       if (++depth > MAX_JSON_DEPTH) throw new ShopBodyTooDeepError(url, MAX_JSON_DEPTH);
       if (depth === 2 && c === OPEN_BRACKET && lastTopKey === keyLiteral) {
         inList = true;
@@ -127,27 +146,31 @@ export function scanListPage(text: string, key: string, url: string): ListedReco
         id = undefined;
         createdAt = undefined;
         updatedAt = undefined;
+        longIntegers = false;
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      digitRun = 0;
       if (inList && depth === 3) {
         if (id === undefined) throw new ShopBodyError(url, `a record of "${key}" has no integer id`);
-        records.push(new ScannedRecord(id, text.slice(recordStart, i + 1), createdAt, updatedAt));
+        records.push(new ScannedRecord(id, body.subarray(recordStart, i + 1), createdAt, updatedAt, longIntegers));
       } else if (inList && depth === 2) inList = false;
       depth--;
       if (depth < 0) throw new ShopBodyError(url, 'unbalanced JSON');
-    } else if (inList && depth === 2 && c !== COMMA && c !== 32 && c !== 10 && c !== 13 && c !== 9) {
-      throw new ShopBodyError(url, `"${key}" holds something other than objects`);
-    }
+    } else if (inList && depth === 2) {
+      if (c !== COMMA && !isSpace(c)) throw new ShopBodyError(url, `"${key}" holds something other than objects`);
+    } else if (c >= 48 && c <= 57) {
+      if (++digitRun >= LONG_DIGIT_RUN) longIntegers = true;
+    } else digitRun = 0;
   }
   if (depth !== 0 || !sawList) throw new ShopBodyError(url, `no complete "${key}" list (truncated body?)`);
   return records;
 }
 
 /** `{"count":N}` → N. */
-export function readCount(text: string, url: string): number {
+export function readCount(text: Buffer, url: string): number {
   let body: unknown;
   try {
-    body = parseJson(text);
+    body = parseJson(text.toString('utf8'));
   } catch (error) {
     throw new ShopBodyError(url, (error as Error).message, error);
   }

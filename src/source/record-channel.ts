@@ -13,6 +13,11 @@ export class RecordChannel<T> implements AsyncIterable<T> {
 
   constructor(private readonly capacity: number) {}
 
+  /** Items buffered, not yet taken by the consumer. */
+  get size(): number {
+    return this.buffer.length;
+  }
+
   /** Resolves when the item is buffered; rejects if the channel was failed or the consumer went away. */
   async push(item: T): Promise<void> {
     while (this.buffer.length >= this.capacity && !this.closed) {

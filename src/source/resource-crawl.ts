@@ -7,6 +7,7 @@ import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
 import { HeldCopies } from './newest-copy.js';
 import type { BucketState } from './pacer.js';
+import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { BodyReader, RetryEvent, ShopResponse } from './shop-client.js';
 import { type CreatedWindow, inWindow, planWindows, splitWindow, windowFilters } from './windows.js';
@@ -16,9 +17,10 @@ export const PAGE_LIMIT = 250;
 const PAGES_PER_WINDOW = 6;
 /** A chain is split for an idle slot only if it still has about this many pages to go. */
 export const MIN_PAGES_TO_SPLIT = 6;
-/** Records buffered between the crawl and the consumer (on top of at most one page per chain being handed over). */
+/** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
-
+/** Weight of the newest sample in the running mean of the time between two pages handed over. */
+const SMOOTHING = 0.2;
 export interface ResourceCrawlReport {
   resource: ResourceName;
   /** Filters sent on every list and count request (the complete-list filters). */
@@ -120,6 +122,14 @@ export class ResourceCrawl {
   private readonly edgeSeconds = new Set<number>();
   private readonly edgeIds = new Set<string>();
   private awaitingProof = 0;
+  /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
+  private pagesWaiting = 0;
+  private pagesInFlight = 0;
+  /** The fastest round trip of a full page, and the running mean time between two pages handed over. */
+  private fastestRoundTripMs: number | undefined;
+  private pageIntervalMs: number | undefined;
+  private lastPageHandedMs: number | undefined;
+  private pageRoomWaiters: Array<() => void> = [];
   private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
 
   constructor(
@@ -302,8 +312,9 @@ export class ResourceCrawl {
   private fail(error: unknown): void {
     if (!this.failure) this.failure = { error };
     this.channel.fail(error);
-    // Chains parked at a barrier that will never be released must still end.
+    // Chains parked at a barrier that will never be released must still end, and so must chains waiting for room.
     this.barrier?.release();
+    this.wakePageRoomWaiters();
   }
 
   private chainError(error: unknown): void {
@@ -409,13 +420,20 @@ export class ResourceCrawl {
     if (since === 0n) this.unproven.add(chain);
     const query = { ...this.filters, ...windowFilters(window), since_id: String(since), limit: String(PAGE_LIMIT) };
     const url = this.context.apiUrl(`${this.resource}.json`, query);
-    const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain)));
+    await this.pageRoom();
+    const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain))).finally(() => {
+      this.pagesInFlight--;
+      this.wakePageRoomWaiters();
+    });
     // After a fallback the Link chain lists every record again, newer copies included.
     if (this.mode !== 'windows') return;
     // Never followed in this mode, but a Link we would refuse to follow says something is wrong with the server.
     parseNextLink(headerText(response.headers.link), url);
     const records = response.value;
     this.pages++;
+    if (records.length === PAGE_LIMIT) {
+      this.fastestRoundTripMs = Math.min(this.fastestRoundTripMs ?? Number.POSITIVE_INFINITY, response.elapsedMs);
+    }
     let previous = since;
     let reached = chain.reachedMs;
     let first = chain.firstCreatedMs;
@@ -440,7 +458,18 @@ export class ResourceCrawl {
     if (since > 0n && this.unproven.delete(chain)) this.settleProof();
     if (records.length < PAGE_LIMIT) chain.done = true;
     else if (chain.splitRequested) this.split(chain);
-    await this.emit(records);
+    this.pagesWaiting++;
+    try {
+      await this.emit(records);
+    } finally {
+      this.pagesWaiting--;
+      const now = performance.now();
+      if (this.lastPageHandedMs !== undefined) {
+        this.pageIntervalMs = runningMean(this.pageIntervalMs, now - this.lastPageHandedMs);
+      }
+      this.lastPageHandedMs = now;
+      this.wakePageRoomWaiters();
+    }
     // Held records are not under the channel's backpressure: until the proof a chain brings at most one page.
     while (since > 0n && this.mode === 'windows' && !this.failed && this.filtersUnproven()) {
       // Waiting hands nothing over: a pending barrier may count this chain as paused.
@@ -449,6 +478,26 @@ export class ResourceCrawl {
       await new Promise<void>((resolve) => this.proofWaiters.push(resolve));
       this.awaitingProof--;
     }
+  }
+
+  /** Waits while enough pages are ahead of the consumer (see pagesAheadLimit), then counts one more in flight. */
+  private async pageRoom(): Promise<void> {
+    while (
+      this.consumerBehind() &&
+      this.pagesWaiting + this.pagesInFlight >= pagesAheadLimit(this.fastestRoundTripMs, this.pageIntervalMs) &&
+      !this.failed
+    ) {
+      await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
+    }
+    this.pagesInFlight++;
+  }
+
+  private consumerBehind(): boolean {
+    return this.pagesWaiting > 0 || this.channel.size >= PAGE_LIMIT;
+  }
+
+  private wakePageRoomWaiters(): void {
+    for (const wake of this.pageRoomWaiters.splice(0)) wake();
   }
 
   private split(chain: Chain): void {
@@ -581,4 +630,8 @@ export class ResourceCrawl {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function runningMean(mean: number | undefined, sample: number): number {
+  return mean === undefined ? sample : mean + SMOOTHING * (sample - mean);
 }

@@ -56,10 +56,10 @@ export interface ShopResponse<T> {
 }
 
 /**
- * Turns a 2xx body into a value, throwing ShopBodyError when the body is unusable; it runs inside the retry loop, so
- * a truncated or garbled body is fetched again.
+ * Turns a 2xx body (its bytes: a list page is decoded record by record) into a value, throwing ShopBodyError when the
+ * body is unusable; it runs inside the retry loop, so a truncated or garbled body is fetched again.
  */
-export type BodyReader<T> = (text: string, shownUrl: string) => T;
+export type BodyReader<T> = (body: Buffer, shownUrl: string) => T;
 
 export interface RetryEvent {
   url: URL;
@@ -167,10 +167,11 @@ export class ShopClient {
     const shown = redact(url);
     const body = response.body;
     if (status >= 200 && status < 300) {
-      // Decoding never replaces anything: a body that would need U+FFFD is refused whole.
+      // Records are decoded one by one later; none may ever need U+FFFD, so a body that is not UTF-8 is refused whole.
       if (!isUtf8(body)) throw new ShopBodyEncodingError(shown, body.length);
-      return { url, headers, value: read(body.toString('utf8'), shown), elapsedMs };
+      return { url, headers, value: read(body, shown), elapsedMs };
     }
+    // 4 bytes per character at most: enough bytes for the excerpt's characters.
     const excerpt = body
       .toString('utf8', 0, 4 * BODY_EXCERPT)
       .slice(0, BODY_EXCERPT)

@@ -32,7 +32,7 @@ async function clientFor(handler: Handler, maxBodyBytes?: number) {
   return { server, client, url: client.apiUrl('orders.json', { limit: '250', page_info: 'c2VjcmV0LWN1cnNvcg' }) };
 }
 
-const readOrders = (text: string, shown: string) => scanListPage(text, 'orders', shown);
+const readOrders = (body: Buffer, shown: string) => scanListPage(body, 'orders', shown);
 
 const SPACES = Buffer.alloc(64 * 1024, ' ');
 /** One gzip member of 1 MiB of spaces (about 1 KB); members concatenated are one valid gzip stream. */

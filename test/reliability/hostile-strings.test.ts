@@ -40,11 +40,11 @@ const unknownFields: number[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'shopsnap-hostile-strings-'));
-  const records = scanListPage(`{"products":[${SERVED.join(',')}]}`, 'products', 'u');
+  const records = scanListPage(Buffer.from(`{"products":[${SERVED.join(',')}]}`), 'products', 'u');
   const archive = new RawArchiveWriter({ dir: join(dir, 'raw'), resource: 'products' });
   const table = new TableWriter({ dir: join(dir, 'ndjson'), table: products });
   for (const record of records) {
-    await archive.write(record.raw);
+    await archive.write(record.bytes);
     const shaped = toRows('products', record.record);
     unknownFields.push(shaped.unknownFields);
     for (const { row } of shaped.rows.filter((entry) => entry.table === products.name)) await table.write(row);
@@ -108,7 +108,7 @@ describe(`a record nested to the limit (${MAX_JSON_DEPTH} levels in its page)`, 
   it('goes through the transform, NDJSON and Parquet without overflowing the stack', async () => {
     const depth = MAX_JSON_DEPTH - 3; // the page's object, its list and the record hold the other three
     const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-    const [record] = scanListPage(`{"products":[{"id":1,"deep":${deep}}]}`, 'products', 'u');
+    const [record] = scanListPage(Buffer.from(`{"products":[{"id":1,"deep":${deep}}]}`), 'products', 'u');
     const writer = new TableWriter({ dir: join(dir, 'deep-ndjson'), table: products });
     for (const { row } of toRows('products', record?.record ?? {}).rows) await writer.write(row);
     const [part] = (await writer.close()) as [WrittenFile];

@@ -31,7 +31,7 @@ const RECORDS = [
 describe('RawArchiveWriter', () => {
   it('keeps every record byte for byte, one a line', async () => {
     const writer = new RawArchiveWriter({ dir, resource: 'orders' });
-    for (const record of RECORDS) await writer.write(record);
+    for (const record of RECORDS) await writer.write(Buffer.from(record));
     const [file, ...more] = await writer.close();
     expect(more).toEqual([]);
     expect(file).toMatchObject({ path: join(dir, 'orders', 'part-00000.jsonl.gz'), table: 'orders', format: 'raw' });
@@ -43,7 +43,7 @@ describe('RawArchiveWriter', () => {
   it('removes line breaks between tokens of a multi-line record, keeping its value exact', async () => {
     const pretty = '{\r\n  "id": 9007199254740993,\n  "note": "a\\nb"\n}';
     const writer = new RawArchiveWriter({ dir, resource: 'products' });
-    await writer.write(pretty);
+    await writer.write(Buffer.from(pretty));
     const [file] = await writer.close();
     const [line] = await lines(file?.path ?? '');
     expect(line).toBe('{  "id": 9007199254740993,  "note": "a\\nb"}');
@@ -54,7 +54,7 @@ describe('RawArchiveWriter', () => {
     const huge = `{"body_html":"${'😀é株'.repeat(100_000)}"}`;
     const records = [RECORDS[0] as string, huge, RECORDS[1] as string, huge, RECORDS[2] as string];
     const writer = new RawArchiveWriter({ dir, resource: 'products' });
-    for (const record of records) await writer.write(record);
+    for (const record of records) await writer.write(Buffer.from(record));
     const [file] = await writer.close();
     expect(file?.rows).toBe(5);
     expect(await lines(file?.path ?? '')).toEqual([...records, '']);
@@ -62,20 +62,20 @@ describe('RawArchiveWriter', () => {
 
   it('rejects text that is not a JSON object record', async () => {
     const writer = new RawArchiveWriter({ dir, resource: 'customers' });
-    await expect(writer.write('')).rejects.toMatchObject({ code: 'ERR_SINK_RAW_RECORD' });
-    await expect(writer.write('[1]')).rejects.toMatchObject({ code: 'ERR_SINK_RAW_RECORD' });
+    await expect(writer.write(Buffer.from(''))).rejects.toMatchObject({ code: 'ERR_SINK_RAW_RECORD' });
+    await expect(writer.write(Buffer.from('[1]'))).rejects.toMatchObject({ code: 'ERR_SINK_RAW_RECORD' });
     await writer.abort();
   });
 
   it('rotates parts by rows and by bytes', async () => {
     const byRows = new RawArchiveWriter({ dir: join(dir, 'rows'), resource: 'orders', maxRowsPerPart: 2 });
-    for (const record of RECORDS) await byRows.write(record);
+    for (const record of RECORDS) await byRows.write(Buffer.from(record));
     expect((await byRows.close()).map((file) => file.rows)).toEqual([2, 1]);
 
     // 20,000 lines of 40 bytes (newline included): 800,000 bytes.
     const noise = Array.from({ length: 20_000 }, (_, i) => `{"n":"${String(i).padStart(31, '0')}"}`);
     const byBytes = new RawArchiveWriter({ dir: join(dir, 'bytes'), resource: 'orders', maxBytesPerPart: 300_000 });
-    for (const record of noise) await byBytes.write(record);
+    for (const record of noise) await byBytes.write(Buffer.from(record));
     const parts = await byBytes.close();
     expect(parts.map((file) => file.rows)).toEqual([7_500, 7_500, 5_000]);
     expect(parts.reduce((sum, file) => sum + file.rows, 0)).toBe(noise.length);

@@ -49,7 +49,7 @@ async function crawlChangingShop(faults: FaultOptions) {
       const { records, report } = session.crawl(resource);
       const emitted: Array<{ key: string; updatedAt: string; tags: string }> = [];
       for await (const record of records) {
-        const { updated_at, tags } = parseJson(record.raw) as { updated_at: string; tags: string };
+        const { updated_at, tags } = parseJson(record.bytes.toString()) as { updated_at: string; tags: string };
         emitted.push({ key: `${resource}:${record.id}`, updatedAt: updated_at, tags });
       }
       return { emitted, report: await report };

@@ -29,7 +29,7 @@ async function crawlAll(shop: RunningShop, depth = 20) {
       const { records, report } = session.crawl(resource);
       const ids: string[] = [];
       for await (const record of records) {
-        expect(record.raw).toContain(`"id":${record.id}`);
+        expect(record.bytes.toString()).toContain(`"id":${record.id}`);
         ids.push(record.id);
       }
       return [resource, { ids, report: await report }] as const;

@@ -7,12 +7,12 @@ describe('scanListPage', () => {
     const text =
       '{"orders":[{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1,' +
       '"updated_at":"nested"}],"note":"a \\"quoted\\" ] } [ {"} , { "id" : 5 , "note":"\\\\", "updated_at" : "2021-02-03T04:05:06Z"}]}';
-    const records = scanListPage(text, 'orders', 'u');
+    const records = scanListPage(Buffer.from(text), 'orders', 'u');
     expect(records.map((r) => [r.id, r.createdAt, r.updatedAt])).toEqual([
       ['9007199254740993', '2020-01-01T00:00:00-05:00', undefined],
       ['5', undefined, '2021-02-03T04:05:06Z'],
     ]);
-    expect(records[0]?.raw).toBe(
+    expect(records[0]?.bytes.toString()).toBe(
       '{"id":9007199254740993,"created_at":"2020-01-01T00:00:00-05:00","line_items":[{"id":1,"updated_at":"nested"}],' +
         '"note":"a \\"quoted\\" ] } [ {"}',
     );
@@ -20,11 +20,34 @@ describe('scanListPage', () => {
     expect(records[1]?.record).toEqual({ id: 5, note: '\\', updated_at: '2021-02-03T04:05:06Z' });
   });
 
+  it('decodes each record on its own, multi-byte UTF-8 included', () => {
+    const first = '{"id":1,"note":"Zoë — 限定 😀","ünï":"x"}';
+    const second = '{"id":2,"note":"\\u00e9 stays escaped"}';
+    const records = scanListPage(Buffer.from(`{"orders":[${first},${second}]}`), 'orders', 'u');
+    expect(records.map((r) => r.bytes.toString())).toEqual([first, second]);
+    expect(records[0]?.record).toEqual({ id: 1, note: 'Zoë — 限定 😀', ünï: 'x' });
+  });
+
+  it.each([
+    ['a big id', '{"id":9007199254740993}', { id: 9007199254740993n }],
+    [
+      'a big id nested deep',
+      '{"id":1,"a":[{"b":[-12345678901234567890]}]}',
+      { id: 1, a: [{ b: [-12345678901234567890n] }] },
+    ],
+    ['long digits only inside a string', '{"id":1,"s":"12345678901234567890"}', { id: 1, s: '12345678901234567890' }],
+    ['a long fraction', '{"id":1,"x":1.12345678901234567890}', { id: 1, x: 1.1234567890123457 }],
+    ['15 digits', '{"id":123456789012345}', { id: 123456789012345 }],
+  ])('parses a record with %s exactly', (_name, record, expected) => {
+    const [scanned] = scanListPage(Buffer.from(`{"orders":[${record}]}`), 'orders', 'u');
+    expect(scanned?.record).toEqual(expected);
+  });
+
   it.each([
     ['an empty list', '{"customers":[]}', 0],
     ['a nested id only', '{"customers":[{"id":7,"addresses":[{"id":8}]}]}', 1],
   ])('reads %s', (_name, text, count) => {
-    expect(scanListPage(text, 'customers', 'u')).toHaveLength(count);
+    expect(scanListPage(Buffer.from(text), 'customers', 'u')).toHaveLength(count);
   });
 
   it.each([
@@ -36,7 +59,7 @@ describe('scanListPage', () => {
     ['a list of numbers', '{"orders":[1,2]}'],
     ['an HTML page', '<html>oops</html>'],
   ])('rejects %s as an unusable body', (_name, text) => {
-    expect(() => scanListPage(text, 'orders', 'u')).toThrow(ShopBodyError);
+    expect(() => scanListPage(Buffer.from(text), 'orders', 'u')).toThrow(ShopBodyError);
   });
 });
 
@@ -50,7 +73,7 @@ describe('scanListPage nesting', () => {
     [MAX_JSON_DEPTH + 1, 'refuses', ShopBodyTooDeepError],
     [100_000, 'refuses', ShopBodyTooDeepError],
   ])('%i levels: %s', (depth, _verb, outcome) => {
-    const scan = () => scanListPage(pageOfDepth(depth), 'orders', 'u');
+    const scan = () => scanListPage(Buffer.from(pageOfDepth(depth)), 'orders', 'u');
     if (typeof outcome === 'number') expect(scan()).toHaveLength(outcome);
     else expect(scan).toThrow(outcome);
   });
@@ -61,10 +84,10 @@ describe('readCount', () => {
     ['{"count":12}', 12],
     ['{"count":0}', 0],
   ])('%s', (text, expected) => {
-    expect(readCount(text, 'u')).toBe(expected);
+    expect(readCount(Buffer.from(text), 'u')).toBe(expected);
   });
 
   it.each(['{"count":-1}', '{"count":"3"}', '{"count":1', '{}'])('rejects %s', (text) => {
-    expect(() => readCount(text, 'u')).toThrow(ShopBodyError);
+    expect(() => readCount(Buffer.from(text), 'u')).toThrow(ShopBodyError);
   });
 });

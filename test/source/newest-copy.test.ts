@@ -46,7 +46,7 @@ describe('mayListAgain', () => {
 });
 
 function copy(id: string, createdAt: string | undefined, updatedAt: string | undefined): ListedRecord {
-  return { id, raw: `{"id":${id},"updated_at":"${updatedAt}"}`, record: {}, createdAt, updatedAt };
+  return { id, bytes: Buffer.from(`{"id":${id},"updated_at":"${updatedAt}"}`), record: {}, createdAt, updatedAt };
 }
 
 describe('HeldCopies', () => {

@@ -35,7 +35,7 @@ describe('ShopClient', () => {
       token = request.headers['x-shopify-access-token'] as string;
       json(response, 200, '{"orders":[{"id":9007199254740993}]}');
     });
-    const response = await client.get(url, (text, shown) => scanListPage(text, 'orders', shown));
+    const response = await client.get(url, (body, shown) => scanListPage(body, 'orders', shown));
     expect(token).toBe('shpat_secret');
     expect(url.pathname).toBe('/admin/api/2022-01/orders/count.json');
     expect(response.value[0]?.id).toBe('9007199254740993');

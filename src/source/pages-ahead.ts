@@ -1,0 +1,14 @@
+const PAGES_AHEAD_MARGIN = 2;
+
+/**
+ * While the consumer is behind (a page waits to be handed over, or the channel holds a page's worth of records),
+ * chains send a request only if fewer pages are waiting or in flight than this: the pages the consumer gets through
+ * during one round trip, plus a margin. Without a limit, a shop that answers faster than the records are written
+ * leaves every chain holding a page (2.6 MB of orders each, 20 chains or more); a shop slower than the consumer still
+ * gets every chain's request, since then the consumer is never behind. The round trip is the fastest one of a full
+ * page: requests queued in the shop take longer, and counting that would raise the limit with the queue it makes.
+ */
+export function pagesAheadLimit(fastestRoundTripMs: number | undefined, msBetweenPages: number | undefined): number {
+  const roundTrip = fastestRoundTripMs ?? 0;
+  return PAGES_AHEAD_MARGIN + Math.ceil(roundTrip / Math.max(1, msBetweenPages ?? roundTrip));
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { pagesAheadLimit } from '../../src/source/pages-ahead.js';
+
+describe('pagesAheadLimit', () => {
+  it.each([
+    ['nothing measured yet', undefined, undefined, 2],
+    ['a shop answering at once', 3, 75, 3],
+    ['the snapshot bench: a page served in 40 ms, written in 80 ms', 40, 80, 3],
+    ['a real shop: 400 ms round trips, a page written in 50 ms', 400, 50, 10],
+    ['a consumer that keeps up: pages 2 ms apart', 300, 2, 152],
+    ['no interval yet: one round trip ahead', 250, undefined, 3],
+    ['pages handed over in the same millisecond', 5, 0, 7],
+  ])('%s', (_name, roundTrip, interval, expected) => {
+    expect(pagesAheadLimit(roundTrip, interval)).toBe(expected);
+  });
+});
