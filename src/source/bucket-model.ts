@@ -23,6 +23,12 @@ export interface BucketSample {
 const SMALLEST_BUCKET = 40;
 const MIN_SAMPLE_SPAN_MS = 600;
 const MAX_SAMPLE_SPAN_MS = 2000;
+/**
+ * An answer showing an empty bucket although one sent this much earlier showed it in use proves that the bucket
+ * drains faster than we send (requests sent this far apart do not swap places on the way); the proof holds this long.
+ */
+const DRAIN_SPAN_MS = 300;
+const DRAIN_MEMORY_MS = 1000;
 const SAMPLE_HISTORY = 128;
 const ESTIMATES_KEPT = 9;
 /** Measurements needed before they replace the tier guess (a single one is easily thrown by reordered arrivals). */
@@ -46,6 +52,10 @@ export class BucketModel {
   private refused = 0;
   private readonly samples: BucketSample[] = [];
   private readonly estimates: number[] = [];
+  /** Send time of the first prompt answer that showed more than one request in the bucket. */
+  private firstInUseMs: number | undefined;
+  /** When an answer last proved the bucket drained (see DRAIN_SPAN_MS). */
+  private drainedAtMs = Number.NEGATIVE_INFINITY;
   /** Upper limit on the leak after an overflow; it rises again with every clean measurement. */
   private leakCeiling = Number.POSITIVE_INFINITY;
   private lastOverflowMs = Number.NEGATIVE_INFINITY;
@@ -70,6 +80,22 @@ export class BucketModel {
     return Math.ceil((excess / leak) * 1000);
   }
 
+  /**
+   * The leak to plan the crawl with: how many requests per second the bucket takes once its room is spent. Infinity
+   * while the bucket does not limit us: no answer ever showed it in use, or one lately showed it drained although we
+   * kept sending (the rate measured then is only what we sent, too low to plan with). Otherwise the measured rate,
+   * or until measured Shopify's tier guess.
+   */
+  planningLeak(nowMs: number): number {
+    if (this.firstInUseMs === undefined || nowMs - this.drainedAtMs <= DRAIN_MEMORY_MS) return Number.POSITIVE_INFINITY;
+    return this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / 20;
+  }
+
+  /** Requests that fit below `max - headroom` now. */
+  roomAt(nowMs: number): number {
+    return Math.max(0, (this.max ?? SMALLEST_BUCKET) - this.headroom - this.levelAt(nowMs));
+  }
+
   /** Counts one request as sent now; returns its sequence number for `observe`. */
   send(nowMs: number): number {
     this.level = this.levelAt(nowMs) + 1;
@@ -87,7 +113,10 @@ export class BucketModel {
     const roundTrip = nowMs - sample.sendMs;
     this.fastestRoundTrip = Math.min(this.fastestRoundTrip * FASTEST_DRIFT, roundTrip);
     const prompt = roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS;
-    if (prompt) this.learnLeak({ ...sample, refusedBefore: this.refused });
+    if (prompt) {
+      this.noteDrain(sample, nowMs);
+      this.learnLeak({ ...sample, refusedBefore: this.refused });
+    }
     // The header bounds the level now from both sides: at least what it said minus the leak since, at most what it
     // said plus every request sent after it. The upper bound frees us from a leak rate guessed too low.
     const atLeast = sample.used - (this.leakPerSecond * Math.max(0, nowMs - sample.sendMs)) / 1000;
@@ -120,6 +149,13 @@ export class BucketModel {
     }
     this.level = this.max;
     this.levelAtMs = nowMs;
+  }
+
+  private noteDrain(sample: BucketSample, nowMs: number): void {
+    if (sample.used > 1) this.firstInUseMs ??= sample.sendMs;
+    else if (this.firstInUseMs !== undefined && sample.sendMs - this.firstInUseMs >= DRAIN_SPAN_MS) {
+      this.drainedAtMs = nowMs;
+    }
   }
 
   private learnLeak(sample: BucketSample): void {

@@ -84,6 +84,53 @@ describe('BucketModel', () => {
   });
 });
 
+describe('BucketModel.planningLeak', () => {
+  /** Answers, each `[sent at ms, used]`, received promptly (100 ms round trips) in the order given. */
+  function modelAfter(max: number, answers: ReadonlyArray<readonly [number, number]>): BucketModel {
+    const model = new BucketModel(3);
+    for (const [sendMs, used] of answers) {
+      model.observe({ sendMs, seq: model.send(sendMs), used }, max, sendMs + 100);
+    }
+    return model;
+  }
+  const burst = (): Array<[number, number]> => [1, 2, 3, 4, 5, 6].map((used) => [0, used]);
+
+  it.each([
+    ['before any answer: nothing suggests a limit', 40, [], 500, Number.POSITIVE_INFINITY],
+    [
+      'a shop whose bucket never showed more than one request (it drains whatever we send)',
+      40,
+      [...burst().map(([t]) => [t, 1] as [number, number]), [400, 1]],
+      500,
+      Number.POSITIVE_INFINITY,
+    ],
+    ['an opening burst into a Basic bucket: the tier guess', 40, burst(), 200, 2],
+    ['the same into a Plus bucket', 400, burst(), 200, 20],
+    [
+      'a bucket in use whose requests sent 400 ms later find it empty: drained faster than we send',
+      40,
+      [...burst(), [400, 1]],
+      600,
+      Number.POSITIVE_INFINITY,
+    ],
+    ['that proof a second later: the tier guess again', 40, [...burst(), [400, 1]], 1600, 2],
+    [
+      'an empty bucket for a request sent with the burst (it may just have arrived first)',
+      40,
+      [...burst(), [100, 1]],
+      300,
+      2,
+    ],
+  ] as const)('%s', (_name, max, answers, nowMs, expected) => {
+    expect(modelAfter(max, answers).planningLeak(nowMs)).toBe(expected);
+  });
+
+  it('plans with the measured leak once it is known', () => {
+    expect(busyModel(40, 20).planningLeak(6000)).toBeCloseTo(busyModel(40, 20).leakPerSecond as number, 9);
+    expect(busyModel(40, 20).planningLeak(6000)).toBeGreaterThan(16);
+  });
+});
+
 /** A model that watched a server bucket fed by our sends at 1.5× its leak rate for 5 s, starting half full. */
 function busyModel(max: number, leak: number): BucketModel {
   const model = new BucketModel(2);

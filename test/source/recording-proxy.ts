@@ -10,11 +10,13 @@ export type BeforeAnswer = (resource: string, query: URLSearchParams, ids: strin
 
 /**
  * A pass-through proxy on 127.0.0.1:0 in front of a simulated shop that notes every record copy a list response
- * carried. The Host header goes through unchanged, so the shop's Link URLs name the proxy.
+ * carried. The Host header goes through unchanged, so the shop's Link URLs name the proxy. `dropLinks` plays a shop
+ * that never sends Link headers.
  */
 export async function recordingProxy(
   target: string,
   beforeAnswer?: BeforeAnswer,
+  options: { dropLinks?: boolean } = {},
 ): Promise<{ url: string; served: ServedCopies; close(): Promise<void> }> {
   const upstream = new URL(target);
   const served: ServedCopies = new Map();
@@ -38,7 +40,8 @@ export async function recordingProxy(
             const ids = note(served, list[1] as string, body.toString('utf8'));
             await beforeAnswer?.(list[1] as string, url.searchParams, ids);
           }
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          const { link: _link, ...withoutLink } = answer.headers;
+          response.writeHead(answer.statusCode ?? 502, options.dropLinks ? withoutLink : answer.headers);
           response.end(body);
         });
       },
