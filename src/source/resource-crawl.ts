@@ -246,6 +246,10 @@ export class ResourceCrawl {
       if (this.failure) throw this.failure.error;
       this.countAfterSent = true;
       const countAfter = await this.count();
+      this.context.logger?.debug(
+        { resource: this.resource, requests: this.requests, windows: this.windowsUsed },
+        'crawl finished',
+      );
       this.channel.close();
       return {
         resource: this.resource,
