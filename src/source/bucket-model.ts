@@ -61,8 +61,16 @@ export class BucketModel {
   private lastOverflowMs = Number.NEGATIVE_INFINITY;
   private fastestRoundTrip = Number.POSITIVE_INFINITY;
 
-  /** Requests kept free at the top of the bucket against jitter and other clients of the same shop. */
-  constructor(readonly headroom = 3) {}
+  /**
+   * Requests kept free at the top of the bucket: `headroom` against other clients of the same shop, plus what leaks
+   * in `jitterMs`, against our picture of the level being that much late (its error grows with the leak). On a
+   * Basic bucket (2/s) 1.2 requests, on one leaking 20/s 3: each request kept free costs a crawl bound by the leak
+   * one request's worth of time.
+   */
+  constructor(
+    readonly headroom = 1,
+    readonly jitterMs = 100,
+  ) {}
 
   /** Estimated bucket level at `nowMs` (never below 0). */
   levelAt(nowMs: number): number {
@@ -70,13 +78,18 @@ export class BucketModel {
     return Math.max(0, this.level - (leak * Math.max(0, nowMs - this.levelAtMs)) / 1000);
   }
 
-  /** Milliseconds to wait before one more request fits below `max - headroom`; 0 when it fits now. */
-  waitMs(nowMs: number): number {
+  /** The level up to which requests may go out: the bucket's size less what is kept free. */
+  private ceiling(): number {
     const max = this.max ?? SMALLEST_BUCKET;
-    const ceiling = Math.max(1, max - this.headroom);
-    const excess = this.levelAt(nowMs) + 1 - ceiling;
-    if (excess <= 0) return 0;
     const leak = this.leakPerSecond ?? max / 20;
+    return Math.max(1, max - this.headroom - (leak * this.jitterMs) / 1000);
+  }
+
+  /** Milliseconds to wait before one more request fits below the ceiling; 0 when it fits now. */
+  waitMs(nowMs: number): number {
+    const excess = this.levelAt(nowMs) + 1 - this.ceiling();
+    if (excess <= 0) return 0;
+    const leak = this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / 20;
     return Math.ceil((excess / leak) * 1000);
   }
 
@@ -91,9 +104,9 @@ export class BucketModel {
     return this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / 20;
   }
 
-  /** Requests that fit below `max - headroom` now. */
+  /** Requests that fit below the ceiling now. */
   roomAt(nowMs: number): number {
-    return Math.max(0, (this.max ?? SMALLEST_BUCKET) - this.headroom - this.levelAt(nowMs));
+    return Math.max(0, this.ceiling() - this.levelAt(nowMs));
   }
 
   /** Counts one request as sent now; returns its sequence number for `observe`. */

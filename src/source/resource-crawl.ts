@@ -233,6 +233,10 @@ export class ResourceCrawl {
     return this.exportedBefore + this.seen.size;
   }
 
+  progress(): { exported: number; expected: number | undefined } {
+    return { exported: this.exported(), expected: this.countBefore };
+  }
+
   get failed(): boolean {
     return this.failure !== undefined;
   }

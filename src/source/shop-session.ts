@@ -15,9 +15,6 @@ import {
 import type { RetryPolicy } from './retry-policy.js';
 import { ShopClient } from './shop-client.js';
 
-/** How fast the fastest round trip is forgotten, per answer. */
-const FASTEST_DRIFT = 1.01;
-
 export interface ShopSessionOptions {
   /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
   shopUrl: string;
@@ -40,6 +37,8 @@ export interface ResourceCrawlHandle {
   items: AsyncIterable<CrawledRecord | CrawlBarrier>;
   /** Asks for a barrier in `items` (see CrawlBarrier): a point where the consumer can checkpoint. */
   requestBarrier(): void;
+  /** Records handed over so far (earlier attempts of a resumed crawl included), and how many the count announced. */
+  progress(): { exported: number; expected: number | undefined };
   /** Settles after the last record was handed over and the count after the crawl was taken. */
   report: Promise<ResourceCrawlReport>;
 }
@@ -80,9 +79,8 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   const queue = new PQueue({ concurrency: depth });
   const crawls = new Set<ResourceCrawl>();
   let requests = 0;
-  // The fastest recent answer, forgotten slowly: what a chain's round trip can be. Slower answers mostly waited on a
-  // busy CPU (ours or the shop's), which more chains would not shorten.
-  let fastestMs = Number.POSITIVE_INFINITY;
+  // A chain's round trip, as lately seen (a moving average).
+  let roundTripMs: number | undefined;
   let roundTripTotalMs = 0;
   let answered = 0;
 
@@ -91,7 +89,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   // go to the chains that would finish last. While a crawl does not know its size yet, only a bucket that never filled
   // is a reason to cut: more work could only want more chains then, while against a leak it could want fewer.
   const rebalance = (): void => {
-    if (!Number.isFinite(fastestMs)) return;
+    if (roundTripMs === undefined) return;
     const bucket = client.pacer.state();
     let requests = 0;
     const open: Array<{ crawl: ResourceCrawl; chain: Chain; pages: number }> = [];
@@ -110,7 +108,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       chains,
       room: bucket.room,
       leakPerSecond: bucket.planningLeakPerSecond,
-      roundTripMs: fastestMs,
+      roundTripMs,
       depth,
       splittable: splittableChains(pages, windows),
     });
@@ -140,7 +138,8 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
               .then((response) => {
                 roundTripTotalMs += response.elapsedMs;
                 answered++;
-                fastestMs = Math.min(fastestMs * FASTEST_DRIFT, response.elapsedMs);
+                roundTripMs =
+                  roundTripMs === undefined ? response.elapsedMs : 0.8 * roundTripMs + 0.2 * response.elapsedMs;
                 return response;
               });
           },
@@ -165,6 +164,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
         records: recordsOf(crawl.channel),
         report,
         requestBarrier: () => crawl.requestBarrier(),
+        progress: () => crawl.progress(),
       };
     },
     stats() {

@@ -16,7 +16,7 @@ describe('parseCallLimit', () => {
 
 describe('BucketModel', () => {
   it('lets a burst up to the headroom through before any header, then waits', () => {
-    const model = new BucketModel(2);
+    const model = new BucketModel(2, 0);
     for (let i = 0; i < 38; i++) {
       expect(model.waitMs(0)).toBe(0);
       model.send(0);
@@ -25,12 +25,21 @@ describe('BucketModel', () => {
   });
 
   it('waits for the leak, at the tier rate until the real rate is learned', () => {
-    const model = new BucketModel(2);
+    const model = new BucketModel(2, 0);
     const seq = model.send(0);
     model.observe({ sendMs: 0, seq, used: 38 }, 40, 0);
     // 38 used of 40 with 2 kept free: one more needs one request to leak at 40/20 = 2 per second.
     expect(model.waitMs(0)).toBe(500);
     expect(model.waitMs(500)).toBe(0);
+  });
+
+  it.each([
+    ['a Basic bucket (40 @ 2/s): one request and 0.2 leaked in 100 ms', 40, 38.8],
+    ['Plus (400 @ 20/s): one and 2', 400, 397],
+  ])('keeps free %s', (_name, max, room) => {
+    const model = new BucketModel(1, 100);
+    model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, max, 0);
+    expect(model.roomAt(0) + model.levelAt(0)).toBeCloseTo(room, 9);
   });
 
   it('never believes in more room than a header proves', () => {
@@ -66,7 +75,7 @@ describe('BucketModel', () => {
   });
 
   it('treats a bucket 429 as a full bucket and trusts its leak estimate less, once per overflow episode', () => {
-    const model = new BucketModel(3);
+    const model = new BucketModel(3, 0);
     model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
     for (const at of [0, 1, 2]) model.markRefused(at, true);
     expect(model.levelAt(2)).toBe(40);
