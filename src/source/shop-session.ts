@@ -15,6 +15,9 @@ import {
 import type { RetryPolicy } from './retry-policy.js';
 import { ShopClient } from './shop-client.js';
 
+/** How fast the fastest round trip is forgotten, per answer. */
+const FASTEST_DRIFT = 1.01;
+
 export interface ShopSessionOptions {
   /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
   shopUrl: string;
@@ -79,8 +82,9 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   const queue = new PQueue({ concurrency: depth });
   const crawls = new Set<ResourceCrawl>();
   let requests = 0;
-  // A chain's round trip, as lately seen (a moving average).
-  let roundTripMs: number | undefined;
+  // A chain's round trip: the fastest lately seen, forgotten slowly. Answers are slow for a while whenever the worker
+  // is busy (several shops starting at once, a conversion): a moving average would then buy windows that stay.
+  let fastestMs = Number.POSITIVE_INFINITY;
   let roundTripTotalMs = 0;
   let answered = 0;
 
@@ -89,7 +93,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   // go to the chains that would finish last. While a crawl does not know its size yet, only a bucket that never filled
   // is a reason to cut: more work could only want more chains then, while against a leak it could want fewer.
   const rebalance = (): void => {
-    if (roundTripMs === undefined) return;
+    if (!Number.isFinite(fastestMs)) return;
     const bucket = client.pacer.state();
     let requests = 0;
     const open: Array<{ crawl: ResourceCrawl; chain: Chain; pages: number }> = [];
@@ -108,7 +112,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       chains,
       room: bucket.room,
       leakPerSecond: bucket.planningLeakPerSecond,
-      roundTripMs,
+      roundTripMs: fastestMs,
       depth,
       splittable: splittableChains(pages, windows),
     });
@@ -138,8 +142,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
               .then((response) => {
                 roundTripTotalMs += response.elapsedMs;
                 answered++;
-                roundTripMs =
-                  roundTripMs === undefined ? response.elapsedMs : 0.8 * roundTripMs + 0.2 * response.elapsedMs;
+                fastestMs = Math.min(fastestMs * FASTEST_DRIFT, response.elapsedMs);
                 return response;
               });
           },

@@ -30,7 +30,7 @@ describe('chainsWorthRunning', () => {
     [
       'the crawl bench (40 @ 20/s, 425 ms): enough chains to keep the leak busy, not the depth',
       { ...BASIC, requests: 200, room: 35, leakPerSecond: 20, roundTripMs: 425 },
-      16,
+      13,
     ],
     [
       'a small Plus shop whose work fits in the room: as many windows as its pages allow',
@@ -40,7 +40,7 @@ describe('chainsWorthRunning', () => {
     [
       'Basic behind slow answers (1.5 s): chains are the limit until the leak is',
       { ...BASIC, chains: 1, roundTripMs: 1500 },
-      7,
+      6,
     ],
     ['nothing left to cut', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, splittable: 0 }, 3],
     ['never past the depth', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, depth: 4 }, 4],
