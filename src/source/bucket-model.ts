@@ -24,11 +24,16 @@ const SMALLEST_BUCKET = 40;
 const MIN_SAMPLE_SPAN_MS = 600;
 const MAX_SAMPLE_SPAN_MS = 2000;
 /**
- * An answer showing an empty bucket although one sent this much earlier showed it in use proves that the bucket
- * drains faster than we send (requests sent this far apart do not swap places on the way); the proof holds this long.
+ * A request that finds the bucket empty, sent at least DRAIN_SPAN_MS into the crawl, proves that the bucket leaked
+ * every answer that came back before it left. When that rate is DRAIN_FACTOR times Shopify's tier guess or more, the
+ * bucket drains far faster than we send: it does not limit us (for DRAIN_MEMORY_MS, unless proven again). A smaller
+ * rate proves nothing: a Basic shop behind slow answers also empties its bucket.
  */
 const DRAIN_SPAN_MS = 300;
+const DRAIN_FACTOR = 3;
 const DRAIN_MEMORY_MS = 1000;
+/** Sends whose answers are awaited (for the drain proof) are forgotten past this many. */
+const SENDS_REMEMBERED = 1024;
 const SAMPLE_HISTORY = 128;
 const ESTIMATES_KEPT = 9;
 /** Measurements needed before they replace the tier guess (a single one is easily thrown by reordered arrivals). */
@@ -52,8 +57,12 @@ export class BucketModel {
   private refused = 0;
   private readonly samples: BucketSample[] = [];
   private readonly estimates: number[] = [];
-  /** Send time of the first prompt answer that showed more than one request in the bucket. */
-  private firstInUseMs: number | undefined;
+  /** Whether an answer ever showed more than one request in the bucket. */
+  private inUse = false;
+  private firstSendMs: number | undefined;
+  /** Answers observed so far, and how many had been observed when each awaited request was sent. */
+  private answered = 0;
+  private readonly answeredAtSend = new Map<number, number>();
   /** When an answer last proved the bucket drained (see DRAIN_SPAN_MS). */
   private drainedAtMs = Number.NEGATIVE_INFINITY;
   /** Upper limit on the leak after an overflow; it rises again with every clean measurement. */
@@ -95,12 +104,12 @@ export class BucketModel {
 
   /**
    * The leak to plan the crawl with: how many requests per second the bucket takes once its room is spent. Infinity
-   * while the bucket does not limit us: no answer ever showed it in use, or one lately showed it drained although we
-   * kept sending (the rate measured then is only what we sent, too low to plan with). Otherwise the measured rate,
-   * or until measured Shopify's tier guess.
+   * while the bucket does not limit us: no answer ever showed it in use, or one lately proved it drains far faster
+   * than the tier guess (a rate measured then is only what we sent, too low to plan with). Otherwise the measured
+   * rate, or until measured the tier guess.
    */
   planningLeak(nowMs: number): number {
-    if (this.firstInUseMs === undefined || nowMs - this.drainedAtMs <= DRAIN_MEMORY_MS) return Number.POSITIVE_INFINITY;
+    if (!this.inUse || nowMs - this.drainedAtMs <= DRAIN_MEMORY_MS) return Number.POSITIVE_INFINITY;
     return this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / 20;
   }
 
@@ -114,6 +123,9 @@ export class BucketModel {
     this.level = this.levelAt(nowMs) + 1;
     this.levelAtMs = nowMs;
     this.sends += 1;
+    this.firstSendMs ??= nowMs;
+    this.answeredAtSend.set(this.sends, this.answered);
+    if (this.answeredAtSend.size > SENDS_REMEMBERED) this.answeredAtSend.delete(this.sends - SENDS_REMEMBERED);
     return this.sends;
   }
 
@@ -126,10 +138,8 @@ export class BucketModel {
     const roundTrip = nowMs - sample.sendMs;
     this.fastestRoundTrip = Math.min(this.fastestRoundTrip * FASTEST_DRIFT, roundTrip);
     const prompt = roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS;
-    if (prompt) {
-      this.noteDrain(sample, nowMs);
-      this.learnLeak({ ...sample, refusedBefore: this.refused });
-    }
+    this.noteDrain(sample, max, prompt, nowMs);
+    if (prompt) this.learnLeak({ ...sample, refusedBefore: this.refused });
     // The header bounds the level now from both sides: at least what it said minus the leak since, at most what it
     // said plus every request sent after it. The upper bound frees us from a leak rate guessed too low.
     const atLeast = sample.used - (this.leakPerSecond * Math.max(0, nowMs - sample.sendMs)) / 1000;
@@ -164,11 +174,17 @@ export class BucketModel {
     this.levelAtMs = nowMs;
   }
 
-  private noteDrain(sample: BucketSample, nowMs: number): void {
-    if (sample.used > 1) this.firstInUseMs ??= sample.sendMs;
-    else if (this.firstInUseMs !== undefined && sample.sendMs - this.firstInUseMs >= DRAIN_SPAN_MS) {
-      this.drainedAtMs = nowMs;
-    }
+  /** A slow answer may have left late, after more answers than it was sent after: it proves no drain. */
+  private noteDrain(sample: BucketSample, max: number, prompt: boolean, nowMs: number): void {
+    const answeredBefore = this.answeredAtSend.get(sample.seq);
+    this.answeredAtSend.delete(sample.seq);
+    this.answered++;
+    if (sample.used > 1) this.inUse = true;
+    const spanMs = sample.sendMs - (this.firstSendMs ?? sample.sendMs);
+    if (!prompt || !this.inUse || sample.used > 1 || answeredBefore === undefined || spanMs < DRAIN_SPAN_MS) return;
+    // Answers that came back before this request left were counted before it arrived, and it found the bucket empty.
+    const leakedAtLeast = ((answeredBefore - sample.used) * 1000) / spanMs;
+    if (leakedAtLeast >= (DRAIN_FACTOR * max) / 20) this.drainedAtMs = nowMs;
   }
 
   private learnLeak(sample: BucketSample): void {

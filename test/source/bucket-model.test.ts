@@ -124,6 +124,13 @@ describe('BucketModel.planningLeak', () => {
     ],
     ['that proof a second later: the tier guess again', 40, [...burst(), [400, 1]], 1600, 2],
     [
+      'an empty bucket 3 s in, when no more than the tier guess leaked: answers were slow, the leak is not fast',
+      40,
+      [...burst(), [3000, 1]],
+      3200,
+      2,
+    ],
+    [
       'an empty bucket for a request sent with the burst (it may just have arrived first)',
       40,
       [...burst(), [100, 1]],
