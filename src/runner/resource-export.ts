@@ -28,7 +28,7 @@ export interface PartPolicy {
 export const DEFAULT_PART_POLICY: PartPolicy = {
   checkpointIntervalMs: 120_000,
   lateCheckpointShare: 0.9,
-  lateCheckpointMinRecords: 5_000,
+  lateCheckpointMinRecords: 2_000,
   maxRowsPerPart: 1_000_000,
   maxBytesPerPart: 512 * 1024 * 1024,
 };

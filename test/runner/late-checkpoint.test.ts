@@ -16,7 +16,7 @@ afterEach(async () => {
 describe('the late checkpoint', { timeout: 60_000 }, () => {
   it.each([
     ['a resource past the threshold: the parts after the last page hold the rest only', 1_000, 2],
-    ['a smaller one: one part', 5_000, 1],
+    ['a smaller one: one part', 3_000, 1],
   ])('%s', async (_name, lateCheckpointMinRecords, parts) => {
     const shop = await startShop({ seed: 41, products: 0, customers: 0, orders: 2_600 });
     const work = await mkdtemp(join(tmpdir(), 'shopsnap-late-'));
