@@ -52,7 +52,7 @@ export function newCliLogger(request: { verbose: boolean }, secrets: readonly st
 
 /** Runs one backup as the CLI does: progress on a TTY, location (or JSON) on stdout, the exit code returned. */
 export async function runBackupFromCli(request: BackupRequest, logger: Logger): Promise<ExitCode> {
-  const storage = createStorage(request.out, request.s3);
+  const storage = await createStorage(request.out, request.s3);
   const stagingRoot = stagingRootFor(request.out);
   const progress = attachProgress(request.resources);
   try {

@@ -13,6 +13,13 @@ import { partSeries, type SnapshotCommitter } from './snapshot-committer.js';
 export interface PartPolicy {
   /** A checkpoint (parts finished, committed, progress recorded) at least this often while a resource is crawled. */
   checkpointIntervalMs: number;
+  /**
+   * One more checkpoint once this share of the records counted before the crawl is in, if they are at least
+   * `lateCheckpointMinRecords`: the parts finished after the last page then hold only the rest, and the snapshot is
+   * done sooner after it (the earlier parts convert while the crawl waits on the shop).
+   */
+  lateCheckpointShare: number;
+  lateCheckpointMinRecords: number;
   /** A part is finished once it holds this many rows or this many bytes of text. */
   maxRowsPerPart: number;
   maxBytesPerPart: number;
@@ -20,6 +27,8 @@ export interface PartPolicy {
 
 export const DEFAULT_PART_POLICY: PartPolicy = {
   checkpointIntervalMs: 120_000,
+  lateCheckpointShare: 0.9,
+  lateCheckpointMinRecords: 2_000,
   maxRowsPerPart: 1_000_000,
   maxBytesPerPart: 512 * 1024 * 1024,
 };
@@ -87,6 +96,7 @@ export async function exportResource(options: {
   let firstRotation = resume !== undefined;
   let lastBarrier = Date.now();
   let barrierRequested = false;
+  let lateCheckpoint = false;
   let sinceSizeCheck = 0;
   let committing: Promise<void> = Promise.resolve();
   let commitFailure: { error: unknown } | undefined;
@@ -121,7 +131,13 @@ export async function exportResource(options: {
         const full = writers.some(
           (writer) => writer.part.rows >= policy.maxRowsPerPart || writer.part.bytes >= policy.maxBytesPerPart,
         );
-        if (full || Date.now() - lastBarrier >= policy.checkpointIntervalMs) {
+        const { exported, expected = Number.POSITIVE_INFINITY } = crawl.progress();
+        const late =
+          !lateCheckpoint &&
+          exported >= policy.lateCheckpointMinRecords &&
+          exported >= expected * policy.lateCheckpointShare;
+        if (late) lateCheckpoint = true;
+        if (full || late || Date.now() - lastBarrier >= policy.checkpointIntervalMs) {
           barrierRequested = true;
           crawl.requestBarrier();
         }

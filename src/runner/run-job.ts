@@ -7,6 +7,7 @@ import type { Storage } from '../storage/storage.js';
 import { type BackupResult, runBackup } from './backup.js';
 import type { JobSpec } from './job-file.js';
 import type { Shard } from './shard.js';
+import { expectedDurations, slowestFirst } from './shop-order.js';
 
 export interface ShopTarget {
   shop: ShopAddress;
@@ -33,9 +34,9 @@ export interface FleetSummary {
 }
 
 /**
- * Backs up every shop of this worker's shard, `parallelShops` at a time, each with its own session (and so its own
- * rate-limit pacer). A failing shop does not stop the others; the outcome of each is returned and written as the
- * fleet summary next to the snapshots.
+ * Backs up every shop of this worker's shard, `parallelShops` at a time, slowest first (see shop-order.ts), each with
+ * its own session (and so its own rate-limit pacer). A failing shop does not stop the others; the outcome of each is
+ * returned, in job order, and written as the fleet summary next to the snapshots.
  */
 export async function runJob(options: {
   job: JobSpec;
@@ -48,9 +49,16 @@ export async function runJob(options: {
 }): Promise<{ outcomes: ShopOutcome[]; summaryKey: string }> {
   const startedAt = new Date();
   const queue = new PQueue({ concurrency: options.job.parallelShops });
-  const outcomes = await Promise.all(
-    options.targets.map((target) =>
-      queue.add(async (): Promise<ShopOutcome> => {
+  const durations = await expectedDurations(
+    options.storage,
+    options.targets.map((target) => target.shop.key),
+    startedAt,
+  );
+  const outcomes: ShopOutcome[] = [];
+  await Promise.all(
+    slowestFirst(durations).map(async (index) => {
+      const target = options.targets[index] as ShopTarget;
+      outcomes[index] = await queue.add(async (): Promise<ShopOutcome> => {
         try {
           if (target.token instanceof Error) throw target.token;
           const result: BackupResult = await runBackup({
@@ -75,8 +83,8 @@ export async function runJob(options: {
           options.logger.error({ shop: target.shop.key, err: error }, 'shop failed');
           return { shop: target.shop.key, status: 'failed', error: (error as Error).message, cause: error };
         }
-      }),
-    ),
+      });
+    }),
   );
   const summary: FleetSummary = {
     job: options.job.name,

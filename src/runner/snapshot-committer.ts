@@ -6,7 +6,6 @@ import { hashFile } from '../local-file.js';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { countRows } from '../sink/count-rows.js';
-import { convertToParquet } from '../sink/parquet.js';
 import type { WrittenFile } from '../sink/written-file.js';
 import { type Checkpoint, type ResourceProgress, writeCheckpoint } from '../snapshot/checkpoint.js';
 import type { ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
@@ -127,6 +126,9 @@ export class SnapshotCommitter {
       if (part.format === 'raw' || formats.includes('ndjson')) outputs.push(part);
       const table = tablesFor(resource).find((t) => t.name === part.table);
       if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
+        // Loaded with DuckDB on first use: about 0.25 s of CPU, which a worker then spends while its crawls wait on
+        // the network rather than before its first request (and an NDJSON-only run never).
+        const { convertToParquet } = await import('../sink/parquet.js');
         outputs.push(await this.options.conversions.add(() => convertToParquet(part, table, join(staging, 'parquet'))));
       }
       for (const output of outputs) {

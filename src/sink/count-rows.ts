@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { footerRows, withDuckDb } from './duckdb.js';
 import { SinkError } from './errors.js';
+import { parquetFooterRows } from './parquet-footer.js';
 import type { FileFormat } from './written-file.js';
 
 /**
@@ -19,7 +19,7 @@ const GUNZIP_CHUNK_BYTES = 256 * 1024;
  */
 export async function countRows(path: string, format: FileFormat): Promise<number> {
   try {
-    if (format === 'parquet') return await withDuckDb({ memoryLimit: '64MB' }, (db) => footerRows(db, path));
+    if (format === 'parquet') return await parquetFooterRows(path);
     let lines = 0;
     await pipeline(
       createReadStream(path, { highWaterMark: READ_BYTES }),

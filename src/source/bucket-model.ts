@@ -25,6 +25,17 @@ const TIER_SECONDS = 20;
 const SMALLEST_BUCKET = 40;
 const MIN_SAMPLE_SPAN_MS = 600;
 const MAX_SAMPLE_SPAN_MS = 2000;
+/**
+ * A request that finds the bucket empty, sent at least DRAIN_SPAN_MS into the crawl, proves that the bucket leaked
+ * every answer that came back before it left. When that rate is DRAIN_FACTOR times Shopify's tier guess or more, the
+ * bucket drains far faster than we send: it does not limit us (for DRAIN_MEMORY_MS, unless proven again). A smaller
+ * rate proves nothing: a Basic shop behind slow answers also empties its bucket.
+ */
+const DRAIN_SPAN_MS = 300;
+const DRAIN_FACTOR = 3;
+const DRAIN_MEMORY_MS = 1000;
+/** Sends whose answers are awaited (for the drain proof) are forgotten past this many. */
+const SENDS_REMEMBERED = 1024;
 const SAMPLE_HISTORY = 128;
 const ESTIMATES_KEPT = 9;
 /** Measurements needed before they replace the tier guess (a single one is easily thrown by reordered arrivals). */
@@ -48,13 +59,32 @@ export class BucketModel {
   private refused = 0;
   private readonly samples: BucketSample[] = [];
   private readonly estimates: number[] = [];
+  /** Whether an answer ever showed more than one request in the bucket. */
+  private inUse = false;
+  private firstSendMs: number | undefined;
+  /** Answers observed so far, and how many had been observed when each awaited request was sent. */
+  private answered = 0;
+  private readonly answeredAtSend = new Map<number, number>();
+  /** When an answer last proved the bucket drained (see DRAIN_SPAN_MS). */
+  private drainedAtMs = Number.NEGATIVE_INFINITY;
+  /** The leak the last drain proved, at least. */
+  private drainedLeak = 0;
+  private heldAtMs = Number.NEGATIVE_INFINITY;
   /** Upper limit on the leak after an overflow; it rises again with every clean measurement. */
   private leakCeiling = Number.POSITIVE_INFINITY;
   private lastOverflowMs = Number.NEGATIVE_INFINITY;
   private fastestRoundTrip = Number.POSITIVE_INFINITY;
 
-  /** Requests kept free at the top of the bucket against jitter and other clients of the same shop. */
-  constructor(readonly headroom = 3) {}
+  /**
+   * Requests kept free at the top of the bucket: `headroom` against other clients of the same shop, plus what leaks
+   * in `jitterMs`, against our picture of the level being that much late (its error grows with the leak). On a
+   * Basic bucket (2/s) 1.2 requests, on one leaking 20/s 3: each request kept free costs a crawl bound by the leak
+   * one request's worth of time.
+   */
+  constructor(
+    readonly headroom = 1,
+    readonly jitterMs = 100,
+  ) {}
 
   /** Estimated bucket level at `nowMs` (never below 0). */
   levelAt(nowMs: number): number {
@@ -62,14 +92,49 @@ export class BucketModel {
     return Math.max(0, this.level - (leak * Math.max(0, nowMs - this.levelAtMs)) / 1000);
   }
 
-  /** Milliseconds to wait before one more request fits below `max - headroom`; 0 when it fits now. */
-  waitMs(nowMs: number): number {
+  /** The level up to which requests may go out: the bucket's size less what is kept free. */
+  private ceiling(): number {
     const max = this.max ?? SMALLEST_BUCKET;
-    const ceiling = Math.max(1, max - this.headroom);
-    const excess = this.levelAt(nowMs) + 1 - ceiling;
-    if (excess <= 0) return 0;
     const leak = this.leakPerSecond ?? max / TIER_SECONDS;
+    return Math.max(1, max - this.headroom - (leak * this.jitterMs) / 1000);
+  }
+
+  /** Milliseconds to wait before one more request fits below the ceiling; 0 when it fits now. */
+  waitMs(nowMs: number): number {
+    const excess = this.levelAt(nowMs) + 1 - this.ceiling();
+    if (excess <= 0) return 0;
+    const leak = this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / TIER_SECONDS;
     return Math.ceil((excess / leak) * 1000);
+  }
+
+  /**
+   * The leak to plan the crawl with: how many requests per second the bucket takes once its room is spent. Infinity
+   * while no answer ever showed the bucket in use. After a request lately found it empty (everything answered before
+   * it had leaked): Infinity if the pacer held no send back in the second before, else at least the rate that proved.
+   * A rate measured then is only what we sent, too low to plan with. Otherwise the measured rate, or until measured
+   * the tier guess.
+   */
+  planningLeak(nowMs: number): number {
+    if (!this.inUse) return Number.POSITIVE_INFINITY;
+    const rate = this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / TIER_SECONDS;
+    if (nowMs - this.drainedAtMs > DRAIN_MEMORY_MS) return rate;
+    // The drain proves the bucket keeps up with what we sent. Sent as fast as the chains could, that means it does
+    // not limit us; held back by the pacer, it proves only the rate the pacer let through.
+    const held = this.heldAtMs >= this.drainedAtMs - DRAIN_MEMORY_MS;
+    return held ? Math.max(rate, this.drainedLeak) : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * The pacer held a request back for a bucket that answers showed in use: what we sent was the pacer's rate, not all
+   * the chains could send. (Holds before that come from guessing an unseen bucket, not from the shop.)
+   */
+  noteHeld(nowMs: number): void {
+    if (this.inUse) this.heldAtMs = nowMs;
+  }
+
+  /** Requests that fit below the ceiling now. */
+  roomAt(nowMs: number): number {
+    return Math.max(0, this.ceiling() - this.levelAt(nowMs));
   }
 
   /** Counts one request as sent now; returns its sequence number for `observe`. */
@@ -77,6 +142,9 @@ export class BucketModel {
     this.level = this.levelAt(nowMs) + 1;
     this.levelAtMs = nowMs;
     this.sends += 1;
+    this.firstSendMs ??= nowMs;
+    this.answeredAtSend.set(this.sends, this.answered);
+    if (this.answeredAtSend.size > SENDS_REMEMBERED) this.answeredAtSend.delete(this.sends - SENDS_REMEMBERED);
     return this.sends;
   }
 
@@ -89,6 +157,7 @@ export class BucketModel {
     const roundTrip = nowMs - sample.sendMs;
     this.fastestRoundTrip = Math.min(this.fastestRoundTrip * FASTEST_DRIFT, roundTrip);
     const prompt = roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS;
+    this.noteDrain(sample, max, prompt, nowMs);
     if (prompt) this.learnLeak({ ...sample, refusedBefore: this.refused });
     // The header bounds the level now from both sides: at least what it said minus the leak since, at most what it
     // said plus every request sent after it. The upper bound frees us from a leak rate guessed too low.
@@ -127,6 +196,22 @@ export class BucketModel {
     }
     this.level = this.max;
     this.levelAtMs = nowMs;
+  }
+
+  /** A slow answer may have left late, after more answers than it was sent after: it proves no drain. */
+  private noteDrain(sample: BucketSample, max: number, prompt: boolean, nowMs: number): void {
+    const answeredBefore = this.answeredAtSend.get(sample.seq);
+    this.answeredAtSend.delete(sample.seq);
+    this.answered++;
+    if (sample.used > 1) this.inUse = true;
+    const spanMs = sample.sendMs - (this.firstSendMs ?? sample.sendMs);
+    if (!prompt || !this.inUse || sample.used > 1 || answeredBefore === undefined || spanMs < DRAIN_SPAN_MS) return;
+    // Answers that came back before this request left were counted before it arrived, and it found the bucket empty.
+    const leakedAtLeast = ((answeredBefore - sample.used) * 1000) / spanMs;
+    if (leakedAtLeast >= (DRAIN_FACTOR * max) / TIER_SECONDS) {
+      this.drainedAtMs = nowMs;
+      this.drainedLeak = leakedAtLeast;
+    }
   }
 
   private learnLeak(sample: BucketSample): void {

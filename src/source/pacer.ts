@@ -12,8 +12,10 @@ export interface BucketState {
   used: number;
   max: number | undefined;
   leakPerSecond: number | undefined;
-  /** Whether the leak rate was measured (otherwise it is the tier guess max/20). */
-  leakMeasured: boolean;
+  /** Requests that fit in the bucket now, headroom kept. */
+  room: number;
+  /** The leak to plan the crawl with (see BucketModel.planningLeak). */
+  planningLeakPerSecond: number;
 }
 
 /**
@@ -63,7 +65,8 @@ export class Pacer {
       used: Math.round(this.model.levelAt(this.now())),
       max: this.model.max,
       leakPerSecond: this.model.leakPerSecond,
-      leakMeasured: this.model.learnedLeak,
+      room: this.model.roomAt(this.now()),
+      planningLeakPerSecond: this.model.planningLeak(this.now()),
     };
   }
 
@@ -71,8 +74,10 @@ export class Pacer {
     for (;;) {
       signal?.throwIfAborted();
       const now = this.now();
-      const wait = Math.max(this.pausedUntilMs - now, this.model.waitMs(now));
+      const bucketWait = this.model.waitMs(now);
+      const wait = Math.max(this.pausedUntilMs - now, bucketWait);
       if (wait <= 0) return { sendMs: now, seq: this.model.send(now) };
+      if (bucketWait > 0) this.model.noteHeld(now);
       // Short naps: a response landing meanwhile may show room sooner than the leak estimate predicts.
       await sleep(Math.min(wait, POLL_MS), undefined, { signal });
     }

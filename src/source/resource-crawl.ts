@@ -10,13 +10,9 @@ import type { BucketState } from './pacer.js';
 import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { BodyReader, RetryEvent, ShopResponse } from './shop-client.js';
-import { type CreatedWindow, inWindow, planWindows, splitWindow, windowFilters } from './windows.js';
+import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
 
 export const PAGE_LIMIT = 250;
-/** Initial windows are sized to about this many pages; work stealing splits further when slots fall idle. */
-const PAGES_PER_WINDOW = 6;
-/** A chain is split for an idle slot only if it still has about this many pages to go. */
-export const MIN_PAGES_TO_SPLIT = 6;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
 /** Weight of the newest sample in the running mean of the time between two pages handed over. */
@@ -60,9 +56,7 @@ export interface CrawlContext {
   ): Promise<ShopResponse<T>>;
   apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
   bucket(): BucketState;
-  /** How many chains keep the shop's bucket busy: enough to cover the leak over one round trip, at most `depth`. */
-  concurrencyTarget(): number;
-  /** A chain ended or a resource finished planning: hand idle slots to the largest remaining work. */
+  /** A page landed, a chain ended or a resource learned its size: cut more windows where they pay for themselves. */
   rebalance(): void;
   logger?: Logger | undefined;
   onProgress?: ((progress: CrawlProgress) => void) | undefined;
@@ -78,8 +72,8 @@ export interface Chain {
   reachedMs?: number | undefined;
   records: number;
   done: boolean;
-  /** Work stealing asked for a split; it happens when the page in flight lands, so no page is fetched twice. */
-  splitRequested: boolean;
+  /** Windows the rest of this one is to be cut into (1: none); it happens when the page in flight lands, so no page is fetched twice. */
+  splitInto: number;
 }
 
 class FiltersIgnored extends Error {}
@@ -107,6 +101,9 @@ export class ResourceCrawl {
   private failure: { error: unknown } | undefined;
   private countBefore: number | undefined;
   private windowsUsed = 1;
+  private countAfterSent = false;
+  /** A full page came with a next link: from then on a full page without one is a window's last. */
+  private nextLinksShown = false;
   private duplicates = 0;
   private requests = 0;
   private pages = 0;
@@ -237,13 +234,17 @@ export class ResourceCrawl {
         firstCreatedMs: chain.firstCreatedMs,
         records: chain.records,
         done: false,
-        splitRequested: false,
+        splitInto: 1,
       });
     }
   }
 
   private exported(): number {
     return this.exportedBefore + this.seen.size;
+  }
+
+  progress(): { exported: number; expected: number | undefined } {
+    return { exported: this.exported(), expected: this.countBefore };
   }
 
   get failed(): boolean {
@@ -257,7 +258,12 @@ export class ResourceCrawl {
         await this.runChains();
       } else await this.crawlFromStart();
       if (this.failure) throw this.failure.error;
+      this.countAfterSent = true;
       const countAfter = await this.count();
+      this.context.logger?.debug(
+        { resource: this.resource, requests: this.requests, windows: this.windowsUsed },
+        'crawl finished',
+      );
       this.channel.close();
       return {
         resource: this.resource,
@@ -287,7 +293,7 @@ export class ResourceCrawl {
     const counted = this.count();
     // Awaited below; until then a rejection must not count as unhandled.
     counted.catch(() => undefined);
-    const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, splitRequested: false };
+    const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, splitInto: 1 };
     this.chains.add(first);
     await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
     this.countBefore = await counted;
@@ -304,9 +310,20 @@ export class ResourceCrawl {
     return ahead ? ((ahead.endMs - ahead.fromMs) * ahead.density) / PAGE_LIMIT : 0;
   }
 
-  /** Asks `chain` to split in two when its page in flight lands. */
-  requestSplit(chain: Chain): void {
-    chain.splitRequested = true;
+  /**
+   * Requests this crawl still needs as it stands: the pages ahead, a partial last page per chain and the count after.
+   * Undefined until the first page and the count tell the crawl's size.
+   */
+  requestsAhead(): number | undefined {
+    if (this.countBefore === undefined) return undefined;
+    let requests = this.countAfterSent ? 0 : 1;
+    for (const chain of this.chains) if (!chain.done) requests += this.remainingPages(chain) + 0.5;
+    return requests;
+  }
+
+  /** Asks `chain` to cut the rest of its window into `windows` when its page in flight lands. */
+  requestSplit(chain: Chain, windows: number): void {
+    chain.splitInto = windows;
   }
 
   private fail(error: unknown): void {
@@ -346,23 +363,20 @@ export class ResourceCrawl {
     });
   }
 
-  /** Splits the first chain's remaining key space into windows sized from the count and the first page. */
+  /**
+   * Estimates where the records lie from the count and the first page, then lets the session decide how many windows
+   * the rest is worth now (more may follow as the bucket's leak becomes known).
+   */
   private plan(first: Chain): void {
     const total = this.countBefore ?? 0;
     const start = first.firstCreatedMs;
     const reached = first.reachedMs;
     if (start === undefined || reached === undefined) return;
     this.density = first.records / Math.max(1000, reached - start);
-    const remaining = Math.max(0, total - first.records);
-    this.horizonMs = reached + remaining / this.density;
-    const pages = Math.ceil(remaining / PAGE_LIMIT);
-    const wanted = Math.min(this.context.concurrencyTarget(), Math.max(1, Math.ceil(pages / PAGES_PER_WINDOW)));
-    const windows = planWindows(reached, this.horizonMs, wanted);
-    for (const window of windows) this.noteEdge(window);
-    first.window = windows[0] as CreatedWindow;
-    for (const window of windows.slice(1)) this.addChain(first, window);
-    for (const chain of this.chains) this.unproven.add(chain);
-    this.context.logger?.debug({ resource: this.resource, windows: windows.length, total }, 'crawl planned');
+    this.horizonMs = reached + Math.max(0, total - first.records) / this.density;
+    this.context.rebalance();
+    if (first.splitInto > 1) this.split(first);
+    this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed, total }, 'crawl planned');
   }
 
   private addChain(from: Chain, window: CreatedWindow): Chain {
@@ -372,7 +386,7 @@ export class ResourceCrawl {
       reachedMs: window.minMs,
       records: 0,
       done: false,
-      splitRequested: false,
+      splitInto: 1,
     };
     this.chains.add(chain);
     this.windowsUsed++;
@@ -428,7 +442,7 @@ export class ResourceCrawl {
     // After a fallback the Link chain lists every record again, newer copies included.
     if (this.mode !== 'windows') return;
     // Never followed in this mode, but a Link we would refuse to follow says something is wrong with the server.
-    parseNextLink(headerText(response.headers.link), url);
+    const next = parseNextLink(headerText(response.headers.link), url);
     const records = response.value;
     this.pages++;
     if (records.length === PAGE_LIMIT) {
@@ -456,8 +470,14 @@ export class ResourceCrawl {
     chain.firstCreatedMs = first;
     chain.records += records.length;
     if (since > 0n && this.unproven.delete(chain)) this.settleProof();
-    if (records.length < PAGE_LIMIT) chain.done = true;
-    else if (chain.splitRequested) this.split(chain);
+    if (records.length === PAGE_LIMIT && next !== undefined) this.nextLinksShown = true;
+    // Without a next link a full page is the last only if the shop has shown it sends them: one that never does
+    // still gets the empty page that proves the end.
+    if (records.length < PAGE_LIMIT || (next === undefined && this.nextLinksShown)) chain.done = true;
+    else {
+      this.context.rebalance();
+      if (chain.splitInto > 1) this.split(chain);
+    }
     this.pagesWaiting++;
     try {
       await this.emit(records);
@@ -500,17 +520,31 @@ export class ResourceCrawl {
     for (const wake of this.pageRoomWaiters.splice(0)) wake();
   }
 
+  /**
+   * Cuts the rest of the chain's window into `splitInto` windows of about equal expected records. The first cut of a
+   * resource is its plan: a page from every new window must show the filters honoured, as the first page did.
+   */
   private split(chain: Chain): void {
-    chain.splitRequested = false;
+    const windows = chain.splitInto;
+    chain.splitInto = 1;
     const ahead = this.spanAhead(chain);
     if (!ahead) return;
-    const halves = splitWindow(chain.window, ahead.fromMs + (ahead.endMs - ahead.fromMs) / 2);
-    // The new window must start after every record this chain handed over, or those would be listed again.
-    if (!halves || (halves[1].minMs ?? 0) <= (chain.reachedMs ?? Number.POSITIVE_INFINITY)) return;
-    this.noteEdge(halves[0]);
-    chain.window = halves[0];
-    this.addChain(chain, halves[1]);
-    this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed }, 'window split');
+    // New windows must start after every record this chain handed over, or those would be listed again.
+    const reached = chain.reachedMs ?? Number.POSITIVE_INFINITY;
+    const cuts = Array.from(
+      { length: windows - 1 },
+      (_, i) => ahead.fromMs + ((ahead.endMs - ahead.fromMs) * (i + 1)) / windows,
+    ).filter((at) => Math.round(at / 1000) * 1000 - 1000 > reached);
+    const pieces = cutWindow(chain.window, cuts);
+    if (pieces.length < 2) return;
+    const planning = this.windowsUsed === 1;
+    for (const piece of pieces) this.noteEdge(piece);
+    chain.window = pieces[0] as CreatedWindow;
+    for (const piece of pieces.slice(1)) {
+      const added = this.addChain(chain, piece);
+      if (planning) this.unproven.add(added);
+    }
+    this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed }, 'windows cut');
   }
 
   /**

@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
+import { chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError } from './errors.js';
 import type { CrawledRecord } from './list-page.js';
@@ -8,15 +9,14 @@ import {
   type Chain,
   type CrawlContext,
   type CrawlProgress,
-  MIN_PAGES_TO_SPLIT,
   ResourceCrawl,
   type ResourceCrawlReport,
 } from './resource-crawl.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { ShopClient } from './shop-client.js';
 
-/** Extra chains over the bare leak × latency product, against latency jitter. */
-const CONCURRENCY_MARGIN = 1.5;
+/** How fast the fastest round trip is forgotten, per answer. */
+const FASTEST_DRIFT = 1.01;
 
 export interface ShopSessionOptions {
   /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
@@ -40,6 +40,8 @@ export interface ResourceCrawlHandle {
   items: AsyncIterable<CrawledRecord | CrawlBarrier>;
   /** Asks for a barrier in `items` (see CrawlBarrier): a point where the consumer can checkpoint. */
   requestBarrier(): void;
+  /** Records handed over so far (earlier attempts of a resumed crawl included), and how many the count announced. */
+  progress(): { exported: number; expected: number | undefined };
   /** Settles after the last record was handed over and the count after the crawl was taken. */
   report: Promise<ResourceCrawlReport>;
 }
@@ -62,8 +64,9 @@ export interface ShopSession {
 
 /**
  * One shop: one got client, one pacer and one queue of `depth` slots shared by every resource crawled, so all three
- * resources page in parallel without overrunning the shop's bucket. When a window finishes and a slot falls idle,
- * the window with the most work left is split (work stealing), across resources.
+ * resources page in parallel without overrunning the shop's bucket. Whenever a page lands or a window ends, the
+ * windows with the most work left are cut further if more chains are worth their extra requests (work stealing,
+ * across resources).
  */
 export function openShopSession(options: ShopSessionOptions): ShopSession {
   const depth = options.depth ?? 20;
@@ -79,54 +82,48 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   const queue = new PQueue({ concurrency: depth });
   const crawls = new Set<ResourceCrawl>();
   let requests = 0;
-  let latencyMs: number | undefined;
+  // A chain's round trip: the fastest lately seen, forgotten slowly. Answers are slow for a while whenever the worker
+  // is busy (several shops starting at once, a conversion): a moving average would then buy windows that stay.
+  let fastestMs = Number.POSITIVE_INFINITY;
   let roundTripTotalMs = 0;
   let answered = 0;
 
-  // Chains needed to keep the bucket draining: leak × round trip, with a margin for jitter. Until the leak rate has
-  // been measured, all `depth`.
-  const concurrencyTarget = (): number => {
-    const bucket = client.pacer.state();
-    if (!bucket.leakMeasured || bucket.leakPerSecond === undefined || latencyMs === undefined) return depth;
-    const needed = Math.ceil((bucket.leakPerSecond * latencyMs * CONCURRENCY_MARGIN) / 1000) + 1;
-    return Math.max(1, Math.min(depth, needed));
-  };
-
-  // A slot is worth a split when chains are too few to keep the bucket draining, or when the largest chain alone
-  // would outlast draining all remaining work at the leak rate (it is the critical path). Each split costs about
-  // half a request (one more partial last page), so no split happens otherwise.
+  // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl clearly sooner, counting
+  // their partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows
+  // go to the chains that would finish last. While a crawl does not know its size yet, only a bucket that never filled
+  // is a reason to cut: more work could only want more chains then, while against a leak it could want fewer.
   const rebalance = (): void => {
-    let running = 0;
-    let remaining = 0;
+    if (!Number.isFinite(fastestMs)) return;
+    const bucket = client.pacer.state();
+    let requests = 0;
+    const open: Array<{ crawl: ResourceCrawl; chain: Chain; pages: number }> = [];
     for (const crawl of crawls) {
-      for (const chain of crawl.chains) {
-        if (chain.done) continue;
-        running++;
-        remaining += crawl.remainingPages(chain);
-      }
+      const ahead = crawl.requestsAhead();
+      if (ahead === undefined && Number.isFinite(bucket.planningLeakPerSecond)) return;
+      requests += ahead ?? 0;
+      for (const chain of crawl.chains)
+        if (!chain.done) open.push({ crawl, chain, pages: crawl.remainingPages(chain) });
     }
-    const target = concurrencyTarget();
-    const leak = client.pacer.state().leakPerSecond;
-    for (;;) {
-      let best: { crawl: ResourceCrawl; chain: Chain; pages: number } | undefined;
-      for (const crawl of crawls) {
-        for (const chain of crawl.chains) {
-          if (chain.splitRequested) continue;
-          const pages = crawl.remainingPages(chain);
-          if (pages >= MIN_PAGES_TO_SPLIT && pages > (best?.pages ?? 0)) best = { crawl, chain, pages };
-        }
-      }
-      if (!best) return;
-      const criticalPath =
-        leak !== undefined && latencyMs !== undefined && best.pages * latencyMs > (remaining / leak) * 1000 + latencyMs;
-      if (running >= target && !criticalPath) return;
-      best.crawl.requestSplit(best.chain);
-      running++;
-    }
+    const pages = open.map((entry) => entry.pages);
+    const windows = open.map((entry) => entry.chain.splitInto);
+    const chains = windows.reduce((sum, n) => sum + n, 0);
+    const wanted = chainsWorthRunning({
+      requests,
+      chains,
+      room: bucket.room,
+      leakPerSecond: bucket.planningLeakPerSecond,
+      roundTripMs: fastestMs,
+      depth,
+      splittable: splittableChains(pages, windows),
+    });
+    if (wanted <= chains) return;
+    spreadChains(pages, windows, wanted - chains).forEach((into, i) => {
+      const entry = open[i];
+      if (entry !== undefined && into !== entry.chain.splitInto) entry.crawl.requestSplit(entry.chain, into);
+    });
   };
 
   const context: CrawlContext = {
-    concurrencyTarget,
     logger: options.logger,
     onProgress: options.onProgress,
     apiUrl: (path, query) => client.apiUrl(path, query),
@@ -145,7 +142,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
               .then((response) => {
                 roundTripTotalMs += response.elapsedMs;
                 answered++;
-                latencyMs = latencyMs === undefined ? response.elapsedMs : 0.8 * latencyMs + 0.2 * response.elapsedMs;
+                fastestMs = Math.min(fastestMs * FASTEST_DRIFT, response.elapsedMs);
                 return response;
               });
           },
@@ -170,6 +167,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
         records: recordsOf(crawl.channel),
         report,
         requestBarrier: () => crawl.requestBarrier(),
+        progress: () => crawl.progress(),
       };
     },
     stats() {

@@ -28,28 +28,6 @@ export function windowFilters(window: CreatedWindow): Record<string, string> {
 }
 
 /**
- * `count` windows covering all time: the first open below, the last open above, inner boundaries spread evenly over
- * [fromMs, toMs]. Fewer windows when the span has too few seconds.
- */
-export function planWindows(fromMs: number, toMs: number, count: number): CreatedWindow[] {
-  const from = Math.ceil(fromMs / SECOND);
-  const to = Math.floor(toMs / SECOND);
-  const boundaries: number[] = [];
-  for (let i = 1; i < count; i++) {
-    const at = from + Math.round(((to - from) * i) / count);
-    if (at > from && at < to && at > (boundaries.at(-1) ?? from) + 1) boundaries.push(at);
-  }
-  const windows: CreatedWindow[] = [];
-  let minMs: number | undefined;
-  for (const at of boundaries) {
-    windows.push({ minMs, maxMs: at * SECOND });
-    minMs = (at - 1) * SECOND;
-  }
-  windows.push({ minMs });
-  return windows;
-}
-
-/**
  * Splits the part of `window` after `progressMs` (the created_at reached so far) at `atMs`: the left half keeps the
  * crawl's position, the right half is new work. Undefined when the remaining span is too short to split.
  */
@@ -61,6 +39,22 @@ export function splitWindow(window: CreatedWindow, atMs: number): [CreatedWindow
     { minMs: window.minMs, maxMs: at },
     { minMs: at - SECOND, maxMs: window.maxMs },
   ];
+}
+
+/**
+ * Cuts `window` at each of `atMs` (ascending) where splitWindow can: the pieces in created_at order, the first keeping
+ * the window's start (and so the crawl's position in it).
+ */
+export function cutWindow(window: CreatedWindow, atMs: readonly number[]): CreatedWindow[] {
+  const pieces: CreatedWindow[] = [];
+  let rest = window;
+  for (const at of [...atMs].reverse()) {
+    const halves = splitWindow(rest, at);
+    if (halves === undefined) continue;
+    rest = halves[0];
+    pieces.unshift(halves[1]);
+  }
+  return [rest, ...pieces];
 }
 
 /** Whether a record created at `createdMs` may legitimately be returned for `window` (boundaries either way). */

@@ -52,12 +52,14 @@ beforeAll(async () => {
   }
   // The first products page arrives with the first byte of a title turned into 0xFF (never valid UTF-8): decoded
   // leniently, it would still scan as a page, with U+FFFD in that title.
-  proxy = await recordingProxy(shop.url, undefined, (resource, body) => {
-    if (resource !== 'products' || damaged > 0) return body;
-    damaged++;
-    const copy = Buffer.from(body);
-    copy[body.indexOf('"title":"') + '"title":"'.length] = 0xff;
-    return copy;
+  proxy = await recordingProxy(shop.url, undefined, {
+    alter: (resource, body) => {
+      if (resource !== 'products' || damaged > 0) return body;
+      damaged++;
+      const copy = Buffer.from(body);
+      copy[body.indexOf('"title":"') + '"title":"'.length] = 0xff;
+      return copy;
+    },
   });
   work = await mkdtemp(join(tmpdir(), 'shopsnap-hostile-backup-'));
   backup = await runBackup({

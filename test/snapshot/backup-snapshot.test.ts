@@ -137,7 +137,7 @@ describe('a backup of the simulated shop', () => {
         { count_before: count, count_after: count, exported: count, check: 'ok' },
       ]);
     }
-    const { storage, prefix } = openSnapshotLocation(backup.location);
+    const { storage, prefix } = await openSnapshotLocation(backup.location);
     const report = await verifySnapshot(storage, prefix);
     expect(report).toMatchObject({ checked: backup.manifest.files.length, missing: [], extra: [], differing: [] });
     expect(verifyPassed(report)).toBe(true);
@@ -192,7 +192,7 @@ describe('a backup of the simulated shop', () => {
   it.each(damages)('%s any file makes verify fail and name it', async (_what, damage, named) => {
     const copy = await copySnapshot();
     for (const file of backup.manifest.files) await damage(join(copy, ...file.path.split('/')));
-    const report = await verifySnapshot(...storageAt(copy));
+    const report = await verifySnapshot(...(await storageAt(copy)));
     expect(verifyPassed(report)).toBe(false);
     expect(sorted(named(report))).toEqual(sorted(backup.manifest.files.map((file) => file.path)));
   });
@@ -202,7 +202,7 @@ describe('a backup of the simulated shop', () => {
     const [target] = filesOf('parquet', 'order_line_items');
     const path = (target as WrittenFile).path.slice(backup.location.length + 1);
     await flipMiddleByte(join(copy, path));
-    const report = await verifySnapshot(...storageAt(copy));
+    const report = await verifySnapshot(...(await storageAt(copy)));
     expect(report.differing.map((entry) => entry.path)).toEqual([path]);
     expect([report.missing, report.extra]).toEqual([[], []]);
   });
@@ -210,7 +210,7 @@ describe('a backup of the simulated shop', () => {
   it('an extra file makes verify fail and name it', async () => {
     const copy = await copySnapshot();
     await writeFile(join(copy, 'parquet', 'orders', 'part-00001.parquet'), 'PAR1');
-    const report = await verifySnapshot(...storageAt(copy));
+    const report = await verifySnapshot(...(await storageAt(copy)));
     expect(verifyPassed(report)).toBe(false);
     expect(report.extra).toEqual(['parquet/orders/part-00001.parquet']);
   });
@@ -218,7 +218,7 @@ describe('a backup of the simulated shop', () => {
   it('a deleted manifest makes verify fail and name it', async () => {
     const copy = await copySnapshot();
     await rm(join(copy, MANIFEST_NAME));
-    await expect(verifySnapshot(...storageAt(copy))).rejects.toThrow(MANIFEST_NAME);
+    await expect(verifySnapshot(...(await storageAt(copy)))).rejects.toThrow(MANIFEST_NAME);
   });
 });
 
@@ -231,8 +231,8 @@ async function copySnapshot(): Promise<string> {
   return copy;
 }
 
-function storageAt(copy: string): [Storage, string] {
-  const { storage, prefix } = openSnapshotLocation(copy);
+async function storageAt(copy: string): Promise<[Storage, string]> {
+  const { storage, prefix } = await openSnapshotLocation(copy);
   return [storage, prefix];
 }
 

@@ -16,7 +16,7 @@ describe('parseCallLimit', () => {
 
 describe('BucketModel', () => {
   it('lets a burst up to the headroom through before any header, then waits', () => {
-    const model = new BucketModel(2);
+    const model = new BucketModel(2, 0);
     for (let i = 0; i < 38; i++) {
       expect(model.waitMs(0)).toBe(0);
       model.send(0);
@@ -25,12 +25,21 @@ describe('BucketModel', () => {
   });
 
   it('waits for the leak, at the tier rate until the real rate is learned', () => {
-    const model = new BucketModel(2);
+    const model = new BucketModel(2, 0);
     const seq = model.send(0);
     model.observe({ sendMs: 0, seq, used: 38 }, 40, 0);
     // 38 used of 40 with 2 kept free: one more needs one request to leak at 40/20 = 2 per second.
     expect(model.waitMs(0)).toBe(500);
     expect(model.waitMs(500)).toBe(0);
+  });
+
+  it.each([
+    ['a Basic bucket (40 @ 2/s): one request and 0.2 leaked in 100 ms', 40, 38.8],
+    ['Plus (400 @ 20/s): one and 2', 400, 397],
+  ])('keeps free %s', (_name, max, room) => {
+    const model = new BucketModel(1, 100);
+    model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, max, 0);
+    expect(model.roomAt(0) + model.levelAt(0)).toBeCloseTo(room, 9);
   });
 
   it('never believes in more room than a header proves', () => {
@@ -71,9 +80,10 @@ describe('BucketModel', () => {
     const t = 10_000;
     for (const at of [t, t + 1, t + 2]) model.markRefused(at, true);
     expect(model.levelAt(t + 2)).toBe(40);
-    expect(model.leakPerSecond).toBeCloseTo(leak * 0.85, 9);
-    // 40 → 38 (2 kept free) needs 3 requests to leak at the backed-off rate.
-    expect(model.waitMs(t + 2)).toBe(Math.ceil((3 / (leak * 0.85)) * 1000));
+    const backedOff = leak * 0.85;
+    expect(model.leakPerSecond).toBeCloseTo(backedOff, 9);
+    // One more request fits once the level is below 40 − 2 kept free − what leaks in the 100 ms of send jitter.
+    expect(model.waitMs(t + 2)).toBe(Math.ceil(((3 + 0.1 * backedOff) / backedOff) * 1000));
   });
 
   it.each([
@@ -102,6 +112,70 @@ function answered(model: BucketModel): BucketModel {
   model.observe({ sendMs: 0, seq: model.send(0), used: 1 }, 40, 0);
   return model;
 }
+
+describe('BucketModel.planningLeak', () => {
+  /** Answers, each `[sent at ms, used]`, received promptly (100 ms round trips) in the order given. */
+  function modelAfter(max: number, answers: ReadonlyArray<readonly [number, number]>): BucketModel {
+    const model = new BucketModel(3);
+    for (const [sendMs, used] of answers) {
+      model.observe({ sendMs, seq: model.send(sendMs), used }, max, sendMs + 100);
+    }
+    return model;
+  }
+  const burst = (): Array<[number, number]> => [1, 2, 3, 4, 5, 6].map((used) => [0, used]);
+
+  it.each([
+    ['before any answer: nothing suggests a limit', 40, [], 500, Number.POSITIVE_INFINITY],
+    [
+      'a shop whose bucket never showed more than one request (it drains whatever we send)',
+      40,
+      [...burst().map(([t]) => [t, 1] as [number, number]), [400, 1]],
+      500,
+      Number.POSITIVE_INFINITY,
+    ],
+    ['an opening burst into a Basic bucket: the tier guess', 40, burst(), 200, 2],
+    ['the same into a Plus bucket', 400, burst(), 200, 20],
+    [
+      'a bucket in use whose requests sent 400 ms later find it empty: drained faster than we send',
+      40,
+      [...burst(), [400, 1]],
+      600,
+      Number.POSITIVE_INFINITY,
+    ],
+    ['that proof a second later: the tier guess again', 40, [...burst(), [400, 1]], 1600, 2],
+    [
+      'an empty bucket 3 s in, when no more than the tier guess leaked: answers were slow, the leak is not fast',
+      40,
+      [...burst(), [3000, 1]],
+      3200,
+      2,
+    ],
+    [
+      'an empty bucket for a request sent with the burst (it may just have arrived first)',
+      40,
+      [...burst(), [100, 1]],
+      300,
+      2,
+    ],
+  ] as const)('%s', (_name, max, answers, nowMs, expected) => {
+    expect(modelAfter(max, answers).planningLeak(nowMs)).toBe(expected);
+  });
+
+  it('after a drain while the pacer held sends back, plans with the rate the drain proved, not without a limit', () => {
+    const model = new BucketModel(3);
+    for (const used of [1, 2, 3, 4, 5, 6]) model.observe({ sendMs: 0, seq: model.send(0), used }, 40, 100);
+    model.noteHeld(300);
+    model.observe({ sendMs: 400, seq: model.send(400), used: 1 }, 40, 500);
+    // 5 answers had leaked within 400 ms: at least 12.5/s, above the tier guess of 2/s.
+    expect(model.planningLeak(600)).toBe(12.5);
+    expect(model.planningLeak(1600)).toBe(2);
+  });
+
+  it('plans with the measured leak once it is known', () => {
+    expect(busyModel(40, 20).planningLeak(6000)).toBeCloseTo(busyModel(40, 20).leakPerSecond as number, 9);
+    expect(busyModel(40, 20).planningLeak(6000)).toBeGreaterThan(16);
+  });
+});
 
 /** A model that watched a server bucket fed by our sends at 1.5× its leak rate for 5 s, starting half full. */
 function busyModel(max: number, leak: number): BucketModel {

@@ -58,7 +58,7 @@ describe('a windowed crawl resumed from a barrier', () => {
   it.each([
     [400, 1],
     [400, 3],
-    [700, 5],
+    [700, 3],
     [1500, 2],
   ])(
     '(barrier every %i records, resumed from barrier %i) hands over every record exactly once',

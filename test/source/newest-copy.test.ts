@@ -25,7 +25,7 @@ const chain = (window: ChainPosition['window'], sinceId: bigint, done = false): 
   sinceId,
   done,
 });
-// Two adjacent windows overlapping by one second at T, as planWindows makes them.
+// Two adjacent windows overlapping by one second at T, as cutWindow makes them.
 const left = (sinceId: bigint, done = false) => chain({ maxMs: T }, sinceId, done);
 const right = (sinceId: bigint, done = false) => chain({ minMs: T - S }, sinceId, done);
 

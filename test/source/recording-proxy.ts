@@ -13,12 +13,13 @@ export type AlterBody = (resource: string, body: Buffer) => Buffer;
 
 /**
  * A pass-through proxy on 127.0.0.1:0 in front of a simulated shop that notes every record copy a list response
- * carried. The Host header goes through unchanged, so the shop's Link URLs name the proxy.
+ * carried. The Host header goes through unchanged, so the shop's Link URLs name the proxy. `dropLinks` plays a shop
+ * that never sends Link headers; `alter` replaces a list body on its way.
  */
 export async function recordingProxy(
   target: string,
   beforeAnswer?: BeforeAnswer,
-  alter?: AlterBody,
+  options: { alter?: AlterBody; dropLinks?: boolean } = {},
 ): Promise<{ url: string; served: ServedCopies; close(): Promise<void> }> {
   const upstream = new URL(target);
   const served: ServedCopies = new Map();
@@ -41,9 +42,10 @@ export async function recordingProxy(
           if (list && answer.statusCode === 200) {
             const ids = note(served, list[1] as string, body.toString('utf8'));
             await beforeAnswer?.(list[1] as string, url.searchParams, ids);
-            body = alter?.(list[1] as string, body) ?? body;
+            body = options.alter?.(list[1] as string, body) ?? body;
           }
-          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          const { link: _link, ...withoutLink } = answer.headers;
+          response.writeHead(answer.statusCode ?? 502, options.dropLinks ? withoutLink : answer.headers);
           response.end(body);
         });
       },

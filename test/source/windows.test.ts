@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatFilterTime, inWindow, planWindows, splitWindow, windowFilters } from '../../src/source/windows.js';
+import { cutWindow, formatFilterTime, inWindow, splitWindow, windowFilters } from '../../src/source/windows.js';
 
 const T = Date.UTC(2020, 0, 1);
 const s = (seconds: number) => T + seconds * 1000;
@@ -15,25 +15,26 @@ describe('created_at windows', () => {
   });
 
   it.each([
-    [1, [{ minMs: undefined }]],
+    ['no cut', [], [{}]],
     [
-      3,
-      [
-        { minMs: undefined, maxMs: s(100) },
-        { minMs: s(99), maxMs: s(200) },
-        { minMs: s(199), maxMs: undefined },
-      ],
+      'two cuts of all time, open at both ends, overlapping by one second',
+      [s(100), s(200)],
+      [{ maxMs: s(100) }, { minMs: s(99), maxMs: s(200) }, { minMs: s(199) }],
     ],
-  ])('plans %i windows over 300 s, open at both ends, overlapping by one second', (count, expected) => {
-    expect(planWindows(s(0), s(300), count)).toEqual(expected.map((w) => ({ maxMs: undefined, ...w })));
+    ['two cuts in the same second: one boundary', [s(100), s(100.4)], [{ maxMs: s(100) }, { minMs: s(99) }]],
+  ])('cuts the whole of time: %s', (_name, cuts, expected) => {
+    expect(cutWindow({}, cuts)).toEqual(expected.map((w) => ({ minMs: undefined, maxMs: undefined, ...w })));
   });
 
-  it('plans fewer windows when the span has too few seconds', () => {
-    expect(planWindows(s(0), s(2), 10)).toHaveLength(1);
+  it('cuts a bounded window only inside its bounds', () => {
+    expect(cutWindow({ minMs: s(10), maxMs: s(100) }, [s(11), s(50), s(100)])).toEqual([
+      { minMs: s(10), maxMs: s(50) },
+      { minMs: s(49), maxMs: s(100) },
+    ]);
   });
 
   it('covers every whole second even if the server reads both bounds as exclusive', () => {
-    const windows = planWindows(s(0), s(300), 3);
+    const windows = cutWindow({}, [s(100), s(200)]);
     for (let second = -5; second <= 305; second++) {
       const holding = windows.filter(
         (w) => (w.minMs === undefined || s(second) > w.minMs) && (w.maxMs === undefined || s(second) < w.maxMs),

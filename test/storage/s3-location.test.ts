@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createStorage, openSnapshotLocation, S3Storage } from '../../src/storage/index.js';
+import { createStorage, openSnapshotLocation } from '../../src/storage/index.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
 import { formatS3Url, isS3Url, parseS3Url } from '../../src/storage/s3-location.js';
+import { S3Storage } from '../../src/storage/s3-storage.js';
 
 describe('parseS3Url', () => {
   it.each([
@@ -35,9 +36,9 @@ describe('createStorage', () => {
   it.each([
     ['s3://backups/nightly', S3Storage, 's3://backups/nightly'],
     ['/var/backups/shopsnap', LocalDirStorage, '/var/backups/shopsnap'],
-  ])('%s', (out, kind, location) => {
+  ])('%s', async (out, kind, location) => {
     expect(isS3Url(out)).toBe(kind === S3Storage);
-    const storage = createStorage(out, { region: 'eu-west-1' });
+    const storage = await createStorage(out, { region: 'eu-west-1' });
     expect(storage).toBeInstanceOf(kind);
     expect(storage.location).toBe(location);
   });
@@ -58,14 +59,14 @@ describe('openSnapshotLocation', () => {
       '/var/snapshots/acme.myshopify.com',
       '20261122T050623123Z',
     ],
-  ])('%s', (location, kind, root, prefix) => {
-    const opened = openSnapshotLocation(location);
+  ])('%s', async (location, kind, root, prefix) => {
+    const opened = await openSnapshotLocation(location);
     expect(opened.storage).toBeInstanceOf(kind);
     expect(opened.storage.location).toBe(root);
     expect(opened.prefix).toBe(prefix);
   });
 
-  it.each(['s3://backups', 's3://backups/', '/'])('refuses %j, which names no snapshot', (location) => {
-    expect(() => openSnapshotLocation(location)).toThrow(expect.objectContaining({ code: 'ERR_STORAGE_KEY' }));
+  it.each(['s3://backups', 's3://backups/', '/'])('refuses %j, which names no snapshot', async (location) => {
+    await expect(openSnapshotLocation(location)).rejects.toMatchObject({ code: 'ERR_STORAGE_KEY' });
   });
 });

@@ -72,12 +72,13 @@ export const runCommand: CommandModule<object, RunFlags> = {
       flags,
       targets.flatMap((target) => (typeof target.token === 'string' ? [target.token] : [])),
     );
+    const storage = await createStorage(job.out, s3SettingsFrom(flags, job.s3));
     const { outcomes, summaryKey } = await interruptible((signal) =>
       runJob({
         job,
         targets,
         shard,
-        storage: createStorage(job.out, s3SettingsFrom(flags, job.s3)),
+        storage,
         stagingRoot: stagingRootFor(job.out),
         logger,
         signal,

@@ -13,7 +13,7 @@ export const verifyCommand: CommandModule<object, S3Flags & { location: string; 
       .example('$0 verify ./snapshots/my-shop.myshopify.com/20261122T050623123Z', 'Check a local snapshot')
       .example('$0 verify s3://backups/shops/my-shop.myshopify.com/20261122T050623123Z', 'Check one in S3') as never,
   handler: async (args) => {
-    const { storage, prefix } = openSnapshotLocation(args.location, s3SettingsFrom(args));
+    const { storage, prefix } = await openSnapshotLocation(args.location, s3SettingsFrom(args));
     const report = await verifySnapshot(storage, prefix);
     const passed = verifyPassed(report);
     if (args.json) {

@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RESOURCES } from '../../src/shopify/resources.js';
+import { startShop } from '../../src/simulator/index.js';
+import { openShopSession } from '../../src/source/index.js';
+import { recordingProxy } from './recording-proxy.js';
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** Crawls every resource of the shop at `url`; returns the records exported per resource. */
+async function crawl(url: string, token: string): Promise<number[]> {
+  const session = openShopSession({ shopUrl: url, token, depth: 20 });
+  const exported = await Promise.all(
+    RESOURCES.map(async (resource) => {
+      const { records, report } = session.crawl(resource);
+      for await (const _ of records);
+      return (await report).exported;
+    }),
+  );
+  session.close();
+  return exported;
+}
+
+describe('requests a crawl spends', { timeout: 60_000 }, () => {
+  it('crawls a slow-leak shop past its burst with the fewest requests: one window per resource', async () => {
+    // 16 pages and 6 counts into a bucket of 10 leaking 4/s (its tier guess: 0.5/s): every extra request would cost
+    // a quarter second, and one chain per resource outruns the leak unless answers took a third of a second.
+    const sizes = { products: 700, customers: 2290, orders: 700 };
+    const rate = { bucket: 10, leakPerSecond: 4 };
+    const shop = await startShop({ seed: 21, ...sizes, rate, latency: { baseMs: 20, perRecordMs: 0 } });
+    closers.push(() => shop.close());
+    expect(await crawl(shop.url, shop.token)).toEqual(RESOURCES.map((resource) => sizes[resource]));
+    expect(shop.stats()).toMatchObject({ requests: 22, throttled: 0 });
+  });
+
+  it.each([
+    ['a shop that sends next links: a full page without one is the last', false, 2],
+    ['a shop that never sends them: an empty page proves the end', true, 3],
+  ])('%s', async (_name, dropLinks, orderPages) => {
+    const shop = await startShop({ seed: 22, products: 0, customers: 0, orders: 500 });
+    const proxy = await recordingProxy(shop.url, undefined, { dropLinks });
+    closers.push(
+      () => shop.close(),
+      () => proxy.close(),
+    );
+    expect(await crawl(proxy.url, shop.token)).toEqual([0, 0, 500]);
+    // A count before and after of each resource, the empty first pages of the two without records, and orders' pages.
+    expect(shop.stats().requests).toBe(6 + 2 + orderPages);
+  });
+});
