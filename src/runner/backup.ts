@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
 import { crashPoint } from '../crash-point.js';
@@ -168,7 +168,11 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     await discardCheckpoint(options.storage, options.shop.key, logger);
     return { manifest, location: `${options.storage.location}/${prefix}` };
   } finally {
-    if (staging !== undefined) await rm(staging, { recursive: true, force: true });
+    if (staging !== undefined) {
+      await rm(staging, { recursive: true, force: true });
+      // The shop's and the root's staging folders go too once empty; another run's staging keeps them (rmdir fails).
+      for (const dir of [dirname(staging), options.stagingRoot]) await rmdir(dir).catch(() => undefined);
+    }
     await lease.release();
   }
 }

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,8 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
     const verify = await runCli(['verify', location]);
     expect(verify.code).toBe(0);
     expect(lastLine(verify.stdout)).toBe(`OK ${location}`);
+    // Staging is scratch: nothing of it, not even an empty folder, is left beside the snapshots.
+    expect(await readdir(out)).toEqual([location.split('/').at(-2)]);
     await expectNoCanaryIn(out, [backup.stdout, backup.stderr, verify.stdout, verify.stderr]);
   });
 
