@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import Shopify from 'shopify-api-node';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import { openShopSession } from '../source/index.js';
-import { minimumRequests, scheduleFinishMs } from './crawl-bound.js';
+import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
 
 /**
  * The benchmark shop of issue 3: ~50,000 records, bucket 40 leaking 20/s, 300 ms + 0.5 ms per record. Prerendered:
@@ -77,17 +77,6 @@ async function startSimChild(options: object): Promise<SimChild> {
   };
 }
 
-function pageLatencies(counts: readonly number[]): number[] {
-  const latencies: number[] = [];
-  for (const n of counts) {
-    for (let left = n; left > 0 || latencies.length === 0; left -= PAGE_LIMIT) {
-      latencies.push(SHOP.latency.baseMs + SHOP.latency.perRecordMs * Math.min(PAGE_LIMIT, Math.max(0, left)));
-      if (left <= PAGE_LIMIT) break;
-    }
-  }
-  return latencies;
-}
-
 async function crawlShopsnap(shop: SimChild) {
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
@@ -155,16 +144,13 @@ export async function runCrawlBench(): Promise<CrawlBenchResult> {
   const ours = await crawlShopsnap(shop);
   const served = await shop.stop();
   const counts = RESOURCES.map((resource) => shop.counts[resource]);
-  const minimum = minimumRequests(counts, PAGE_LIMIT);
-  const latencies = [...pageLatencies(counts), ...Array<number>(minimum.counts).fill(SHOP.latency.baseMs)];
-  const boundMs = scheduleFinishMs({
-    latenciesMs: latencies,
-    bucket: RATE.bucket,
-    leakPerSecond: RATE.leakPerSecond,
-    depth: DEPTH,
-  });
+  const minimum = minimumCrawl(counts, PAGE_LIMIT, SHOP.latency);
+  const rate = { bucket: RATE.bucket, leakPerSecond: RATE.leakPerSecond, depth: DEPTH };
+  const boundMs = scheduleFinishMs({ ...minimum, ...rate });
+  const latencies = [...minimum.latenciesMs, ...minimum.closing.map((closing) => closing.latencyMs)];
   const maxRssMb = process.resourceUsage().maxRSS / 1024;
   const nominalRoundTripMs = latencies.reduce((a, b) => a + b, 0) / latencies.length;
+  const observed = (ms: number) => (ms * ours.meanRoundTripMs) / nominalRoundTripMs;
 
   line(`peer: shopify-api-node, sequential Link chains, bucket ${PEER_RATE.bucket} @ ${PEER_RATE.leakPerSecond}/s`);
   const peerShop = await startSimChild({ ...SHOP, rate: PEER_RATE });
@@ -183,10 +169,9 @@ export async function runCrawlBench(): Promise<CrawlBenchResult> {
     meanRoundTripMs: ours.meanRoundTripMs,
     nominalRoundTripMs,
     observedBoundMs: scheduleFinishMs({
-      latenciesMs: latencies.map((ms) => (ms * ours.meanRoundTripMs) / nominalRoundTripMs),
-      bucket: RATE.bucket,
-      leakPerSecond: RATE.leakPerSecond,
-      depth: DEPTH,
+      latenciesMs: minimum.latenciesMs.map(observed),
+      closing: minimum.closing.map(({ latencyMs, after }) => ({ latencyMs: observed(latencyMs), after })),
+      ...rate,
     }),
     cpuMs: ours.cpuMs,
     maxRssMb,
@@ -196,8 +181,10 @@ export async function runCrawlBench(): Promise<CrawlBenchResult> {
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   line(`shopsnap: ${result.records} records in ${s(result.wallMs)} = ${result.recordsPerSecond.toFixed(0)} records/s`);
   line(
-    `  bound (best schedule of the minimum requests): ${s(boundMs)}; bound/wall = ${result.boundOverWall.toFixed(3)} (target ≥ 0.85)`,
+    `  bound (best schedule of the minimum requests, each count after the crawl behind its resource's pages): ${s(boundMs)}; bound/wall = ${result.boundOverWall.toFixed(3)} (target ≥ 0.85)`,
   );
+  const unordered = scheduleFinishMs({ latenciesMs: latencies, ...rate });
+  line(`  (with the counts after free to go any time: ${s(unordered)} = ${(unordered / result.wallMs).toFixed(3)})`);
   line(
     `  requests: ${result.requests} made (server saw ${served.requests}, ${served.throttled} throttled) vs ${result.minimumRequests} minimum`,
   );

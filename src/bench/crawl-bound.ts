@@ -1,42 +1,69 @@
 /**
- * The finish time of the best schedule we know for a set of requests against one shop: at most `depth` in flight,
+ * The finish time of the best schedule we know for a crawl's requests against one shop: at most `depth` in flight,
  * each taking its latency, each adding 1 to a leaky bucket of size `bucket` that leaks `leakPerSecond` and may never
- * overflow. Requests are independent here (a lower bound ignores that real pages depend on earlier ones) and go
- * longest first, which for equal-cost bucket slots is the classic near-optimal order.
+ * overflow. Pages are independent here (a lower bound ignores that real pages depend on earlier ones) and go longest
+ * first, which for equal-cost bucket slots is the classic near-optimal order. The one dependency kept is the one no
+ * complete crawl can escape: a resource's count after the crawl is taken once its last page has come back.
  */
 export interface BoundInput {
+  /** Requests that may go at any time: pages and the counts before the crawl. */
   latenciesMs: readonly number[];
+  /** Requests that may go only once the requests at the indices `after` (into latenciesMs) have come back. */
+  closing?: ReadonlyArray<{ latencyMs: number; after: readonly number[] }>;
   bucket: number;
   leakPerSecond: number;
   depth: number;
 }
 
+interface Pending {
+  latencyMs: number;
+  /** Requests still to come back before this one may go. */
+  waitingFor: number;
+  /** Closing requests waiting for this one. */
+  unblocks: Pending[];
+}
+
 export function scheduleFinishMs(input: BoundInput): number {
-  const latencies = [...input.latenciesMs].sort((a, b) => b - a);
+  const free: Pending[] = input.latenciesMs.map((latencyMs) => ({ latencyMs, waitingFor: 0, unblocks: [] }));
+  const closings = (input.closing ?? []).map(({ latencyMs, after }) => {
+    const closing: Pending = { latencyMs, waitingFor: after.length, unblocks: [] };
+    for (const index of after) (free[index] as Pending).unblocks.push(closing);
+    return closing;
+  });
+  const ready = [...free, ...closings.filter((closing) => closing.waitingFor === 0)];
+  let waiting = closings.length - (ready.length - free.length);
   const leakPerMs = input.leakPerSecond / 1000;
-  const inFlight: number[] = [];
+  const inFlight: Array<{ endMs: number; request: Pending }> = [];
   let now = 0;
   let level = 0;
   let levelAt = 0;
   let finish = 0;
-  for (const latency of latencies) {
-    for (;;) {
-      for (let i = inFlight.length - 1; i >= 0; i--) if ((inFlight[i] as number) <= now) inFlight.splice(i, 1);
-      if (inFlight.length >= input.depth) {
-        now = Math.min(...inFlight);
-        continue;
+  while (ready.length > 0 || waiting > 0) {
+    for (let i = inFlight.length - 1; i >= 0; i--) {
+      const flight = inFlight[i] as { endMs: number; request: Pending };
+      if (flight.endMs > now) continue;
+      inFlight.splice(i, 1);
+      for (const closing of flight.request.unblocks) {
+        if (--closing.waitingFor > 0) continue;
+        ready.push(closing);
+        waiting--;
       }
-      const current = Math.max(0, level - (now - levelAt) * leakPerMs);
-      if (current + 1 > input.bucket + 1e-9) {
-        now += (current + 1 - input.bucket) / leakPerMs;
-        continue;
-      }
-      level = current + 1;
-      levelAt = now;
-      break;
     }
-    inFlight.push(now + latency);
-    finish = Math.max(finish, now + latency);
+    if (ready.length === 0 || inFlight.length >= input.depth) {
+      now = Math.min(...inFlight.map((flight) => flight.endMs));
+      continue;
+    }
+    const current = Math.max(0, level - (now - levelAt) * leakPerMs);
+    if (current + 1 > input.bucket + 1e-9) {
+      now += (current + 1 - input.bucket) / leakPerMs;
+      continue;
+    }
+    level = current + 1;
+    levelAt = now;
+    ready.sort((a, b) => b.latencyMs - a.latencyMs);
+    const request = ready.shift() as Pending;
+    inFlight.push({ endMs: now + request.latencyMs, request });
+    finish = Math.max(finish, now + request.latencyMs);
   }
   return finish;
 }
@@ -47,4 +74,29 @@ export function minimumRequests(
   pageLimit: number,
 ): { pages: number[]; counts: number } {
   return { pages: recordCounts.map((n) => Math.max(1, Math.ceil(n / pageLimit))), counts: 2 * recordCounts.length };
+}
+
+/**
+ * The minimum requests of a crawl of resources holding `recordCounts` records, with the latency of a shop that answers
+ * in `baseMs` plus `perRecordMs` per record listed: every page (the last one partial), a count before each resource,
+ * and its count after, which follows its pages.
+ */
+export function minimumCrawl(
+  recordCounts: readonly number[],
+  pageLimit: number,
+  latency: { baseMs: number; perRecordMs: number },
+): Required<Pick<BoundInput, 'latenciesMs' | 'closing'>> {
+  const latenciesMs: number[] = [];
+  const closing: Array<{ latencyMs: number; after: number[] }> = [];
+  const { pages } = minimumRequests(recordCounts, pageLimit);
+  recordCounts.forEach((records, resource) => {
+    const after: number[] = [];
+    for (let page = 0; page < (pages[resource] as number); page++) {
+      const listed = Math.max(0, Math.min(pageLimit, records - page * pageLimit));
+      after.push(latenciesMs.push(latency.baseMs + latency.perRecordMs * listed) - 1);
+    }
+    latenciesMs.push(latency.baseMs);
+    closing.push({ latencyMs: latency.baseMs, after });
+  });
+  return { latenciesMs, closing };
 }

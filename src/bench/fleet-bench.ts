@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { ShopOptions } from '../simulator/index.js';
 import { RATE_PRESETS, type RatePreset } from '../simulator/index.js';
 import { type ProcessUsage, spawnMeasuredCli } from './child-process.js';
-import { minimumRequests, scheduleFinishMs } from './crawl-bound.js';
+import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
 
 const SHOPS = 30;
 /** Index of the one large Basic-plan shop, mid-list so it has no head start in job order. */
@@ -64,17 +64,9 @@ export function fleetOptions(): (ShopOptions & { rate: RatePreset })[] {
  * under its bucket, leak and latency (crawl-bound.ts), the largest over all shops.
  */
 export function shopBoundMs(rate: RatePreset, counts: readonly number[]): number {
-  const pages = counts.flatMap((records) =>
-    Array.from({ length: Math.max(1, Math.ceil(records / PAGE_LIMIT)) }, (_, page) =>
-      Math.max(0, Math.min(PAGE_LIMIT, records - page * PAGE_LIMIT)),
-    ),
-  );
   const { bucket, leakPerSecond } = RATE_PRESETS[rate];
   return scheduleFinishMs({
-    latenciesMs: [
-      ...pages.map((records) => LATENCY.baseMs + LATENCY.perRecordMs * records),
-      ...Array<number>(minimumRequests(counts, PAGE_LIMIT).counts).fill(LATENCY.baseMs),
-    ],
+    ...minimumCrawl(counts, PAGE_LIMIT, LATENCY),
     bucket,
     // An unlimited shop never makes a request wait; a finite leak keeps the arithmetic finite.
     leakPerSecond: Number.isFinite(leakPerSecond) ? leakPerSecond : 1e9,

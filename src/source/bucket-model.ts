@@ -206,8 +206,9 @@ export class BucketModel {
     if (sample.used > 1) this.inUse = true;
     const spanMs = sample.sendMs - (this.firstSendMs ?? sample.sendMs);
     if (!prompt || !this.inUse || sample.used > 1 || answeredBefore === undefined || spanMs < DRAIN_SPAN_MS) return;
-    // Answers that came back before this request left were counted before it arrived, and it found the bucket empty.
-    const leakedAtLeast = ((answeredBefore - sample.used) * 1000) / spanMs;
+    // Answers that came back before this request left were counted before it arrived, and it found the bucket empty:
+    // its header counts itself, so all but `used - 1` of them had leaked.
+    const leakedAtLeast = ((answeredBefore + 1 - sample.used) * 1000) / spanMs;
     if (leakedAtLeast >= (DRAIN_FACTOR * max) / TIER_SECONDS) {
       this.drainedAtMs = nowMs;
       this.drainedLeak = leakedAtLeast;

@@ -18,27 +18,53 @@ export interface BucketState {
   planningLeakPerSecond: number;
 }
 
+interface Waiter {
+  priority: number;
+  grant(ticket: PacerTicket): void;
+  /** Detaches the waiter's abort listener once it is granted. */
+  settle(): void;
+}
+
 /**
  * One per shop, shared by every request to it: sends are released one at a time, each only when the modelled bucket
  * has room, so the bucket stays nearly full without overflowing and 429s stay rare rather than being the signal.
+ * While the bucket holds requests back, the one with the highest priority goes first: the crawl gives a page the
+ * pages its chain has left, so the chain that would finish last catches up instead of waiting its turn (first come,
+ * first served spreads the leak evenly over the chains, and the one that started late ends the crawl late).
  */
 export class Pacer {
   private readonly model: BucketModel;
-  private gate: Promise<void> = Promise.resolve();
+  /** Highest priority first; equal priorities in the order they asked. */
+  private readonly waiting: Waiter[] = [];
+  private releasing = false;
   private pausedUntilMs = 0;
 
   constructor(private readonly now: () => number = () => performance.now()) {
     this.model = new BucketModel();
   }
 
-  /** Waits for room in the bucket, then counts the request as sent. Order of callers is kept (FIFO). */
-  acquire(signal?: AbortSignal): Promise<PacerTicket> {
-    const turn = this.gate.then(() => this.waitForRoom(signal));
-    this.gate = turn.then(
-      () => undefined,
-      () => undefined,
-    );
-    return turn;
+  /** Waits for room in the bucket and for every waiter of a higher priority, then counts the request as sent. */
+  acquire(priority: number, signal?: AbortSignal): Promise<PacerTicket> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const onAbort = () => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        priority,
+        grant: resolve,
+        settle: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const after = this.waiting.findIndex((other) => other.priority < priority);
+      this.waiting.splice(after < 0 ? this.waiting.length : after, 0, waiter);
+      void this.release();
+    });
   }
 
   /** Feeds a response's `X-Shopify-Shop-Api-Call-Limit` into the model. */
@@ -70,16 +96,29 @@ export class Pacer {
     };
   }
 
-  private async waitForRoom(signal?: AbortSignal): Promise<PacerTicket> {
-    for (;;) {
-      signal?.throwIfAborted();
-      const now = this.now();
-      const bucketWait = this.model.waitMs(now);
-      const wait = Math.max(this.pausedUntilMs - now, bucketWait);
-      if (wait <= 0) return { sendMs: now, seq: this.model.send(now) };
-      if (bucketWait > 0) this.model.noteHeld(now);
-      // Short naps: a response landing meanwhile may show room sooner than the leak estimate predicts.
-      await sleep(Math.min(wait, POLL_MS), undefined, { signal });
+  /** Grants waiters one by one as the bucket makes room; one loop per pacer, running while anyone waits. */
+  private async release(): Promise<void> {
+    if (this.releasing) return;
+    this.releasing = true;
+    try {
+      for (;;) {
+        const first = this.waiting[0];
+        if (first === undefined) return;
+        const now = this.now();
+        const bucketWait = this.model.waitMs(now);
+        const wait = Math.max(this.pausedUntilMs - now, bucketWait);
+        if (wait <= 0) {
+          this.waiting.shift();
+          first.settle();
+          first.grant({ sendMs: now, seq: this.model.send(now) });
+          continue;
+        }
+        if (bucketWait > 0) this.model.noteHeld(now);
+        // Short naps: a response landing meanwhile may show room sooner than the leak estimate predicts.
+        await sleep(Math.min(wait, POLL_MS));
+      }
+    } finally {
+      this.releasing = false;
     }
   }
 }

@@ -111,13 +111,20 @@ export class ShopClient {
     return url;
   }
 
-  /** GET with pacing and retries; resolves with what `read` made of the body, or throws a ShopError. */
-  async get<T>(url: URL, read: BodyReader<T>, onRetry?: (event: RetryEvent) => void): Promise<ShopResponse<T>> {
+  /**
+   * GET with pacing and retries; resolves with what `read` made of the body, or throws a ShopError. `priority` orders
+   * the requests the bucket holds back (see Pacer).
+   */
+  async get<T>(
+    url: URL,
+    read: BodyReader<T>,
+    { onRetry, priority = 0 }: { onRetry?: (event: RetryEvent) => void; priority?: number } = {},
+  ): Promise<ShopResponse<T>> {
     const started = performance.now();
     let throttled = 0;
     let failed = 0;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(url, read).then(
+      const outcome = await this.attempt(url, read, priority).then(
         (response) => ({ response }),
         (caught: unknown) => ({ error: this.asShopError(url, caught) }),
       );
@@ -156,8 +163,8 @@ export class ShopClient {
     this.agents.https.destroy();
   }
 
-  private async attempt<T>(url: URL, read: BodyReader<T>): Promise<Omit<ShopResponse<T>, 'retries'>> {
-    const ticket = await this.pacer.acquire(this.signal);
+  private async attempt<T>(url: URL, read: BodyReader<T>, priority: number): Promise<Omit<ShopResponse<T>, 'retries'>> {
+    const ticket = await this.pacer.acquire(priority, this.signal);
     const response = await this.download(url);
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;

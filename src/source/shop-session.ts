@@ -135,9 +135,12 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
           () => {
             requests++;
             return client
-              .get(url, read, (event) => {
-                requests++;
-                onRetry(event);
+              .get(url, read, {
+                priority,
+                onRetry: (event) => {
+                  requests++;
+                  onRetry(event);
+                },
               })
               .then((response) => {
                 roundTripTotalMs += response.elapsedMs;

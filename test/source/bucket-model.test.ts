@@ -166,8 +166,9 @@ describe('BucketModel.planningLeak', () => {
     for (const used of [1, 2, 3, 4, 5, 6]) model.observe({ sendMs: 0, seq: model.send(0), used }, 40, 100);
     model.noteHeld(300);
     model.observe({ sendMs: 400, seq: model.send(400), used: 1 }, 40, 500);
-    // 5 answers had leaked within 400 ms: at least 12.5/s, above the tier guess of 2/s.
-    expect(model.planningLeak(600)).toBe(12.5);
+    // The request counted itself only: all 6 answers before it had leaked within 400 ms, at least 15/s, above the
+    // tier guess of 2/s.
+    expect(model.planningLeak(600)).toBe(15);
     expect(model.planningLeak(1600)).toBe(2);
   });
 
