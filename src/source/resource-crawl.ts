@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CursorLoopError } from './errors.js';
+import { IdSet } from './id-set.js';
 import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
 import { HeldCopies } from './newest-copy.js';
@@ -88,7 +89,7 @@ export class ResourceCrawl {
   readonly chains = new Set<Chain>();
   private readonly filters: Record<string, string>;
   /** Ids handed to the consumer. */
-  private readonly seen = new Set<string>();
+  private readonly seen = new IdSet();
   private readonly held = new HeldCopies();
   /**
    * Chains yet to bring back a page that shows the filters honoured: the first chain from its start, every chain of
