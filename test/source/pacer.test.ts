@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Pacer } from '../../src/source/pacer.js';
 
 /** A pacer on a clock the test moves, whose bucket (40, guessed to leak 2/s) is filled up to its ceiling. */
@@ -15,10 +15,11 @@ async function fullPacer() {
   return { clock, pacer, granted };
 }
 
-/** Moves the clock by one request's worth of leak (2/s) and lets the pacer's loop look at it. */
-async function leakOne(clock: { ms: number }): Promise<void> {
+/** Moves the clock by one request's worth of leak (2/s) and waits (real time) until the pacer's loop has let one go. */
+async function leakOne(clock: { ms: number }, released: () => number): Promise<void> {
+  const before = released();
   clock.ms += 500;
-  await sleep(60);
+  await vi.waitFor(() => expect(released()).toBe(before + 1), { timeout: 5_000, interval: 5 });
 }
 
 describe('Pacer', () => {
@@ -47,7 +48,7 @@ describe('Pacer', () => {
     }
     await sleep(60);
     expect(order).toEqual([]);
-    for (let i = 0; i < 5; i++) await leakOne(clock);
+    for (let i = 0; i < 5; i++) await leakOne(clock, () => order.length);
     expect(order).toEqual(['e', 'b', 'c', 'a', 'd']);
   });
 
@@ -58,14 +59,13 @@ describe('Pacer', () => {
       () => 'sent',
       (error: unknown) => (error as Error).name,
     );
-    let next = false;
+    let next = 0;
     void pacer.acquire(0).then(() => {
-      next = true;
+      next++;
     });
     controller.abort();
     expect(await aborted).toBe('AbortError');
-    await leakOne(clock);
-    expect(next).toBe(true);
+    await leakOne(clock, () => next);
   });
 
   it('refuses at once when the signal has already aborted', async () => {
