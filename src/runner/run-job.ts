@@ -3,11 +3,12 @@ import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
 import type { Logger } from '../log.js';
 import type { Manifest } from '../snapshot/manifest.js';
+import { probeShop } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
 import { type BackupResult, runBackup } from './backup.js';
 import type { JobSpec } from './job-file.js';
 import type { Shard } from './shard.js';
-import { expectedDurations, slowestFirst } from './shop-order.js';
+import { expectedDurations, expectedFirstRunMs, slowestFirst } from './shop-order.js';
 
 export interface ShopTarget {
   shop: ShopAddress;
@@ -54,9 +55,10 @@ export async function runJob(options: {
     options.targets.map((target) => target.shop.key),
     startedAt,
   );
+  const firstRuns = await firstRunEstimates(options, durations);
   const outcomes: ShopOutcome[] = [];
   await Promise.all(
-    slowestFirst(durations).map(async (index) => {
+    slowestFirst(durations, firstRuns).map(async (index) => {
       const target = options.targets[index] as ShopTarget;
       outcomes[index] = await queue.add(async (): Promise<ShopOutcome> => {
         try {
@@ -100,4 +102,34 @@ export async function runJob(options: {
   const body = Buffer.from(`${JSON.stringify(summary, null, 2)}\n`);
   await options.storage.putBytes(summaryKey, body, { sha256: createHash('sha256').update(body).digest('hex') });
   return { outcomes, summaryKey };
+}
+
+/**
+ * Shops never backed up, when more of them than the worker starts at once: their counts, asked for together, say which
+ * is largest, so a large new shop does not wait behind small ones. A shop that fails the probe keeps no estimate (and
+ * its backup reports the failure); with few new shops nothing is asked, as they all start at once anyway.
+ */
+async function firstRunEstimates(
+  options: { job: JobSpec; targets: readonly ShopTarget[]; logger: Logger; signal?: AbortSignal },
+  durations: ReadonlyArray<number | undefined>,
+): Promise<Array<number | undefined>> {
+  const fresh = options.targets.filter((_, i) => durations[i] === undefined);
+  if (fresh.length <= options.job.parallelShops) return [];
+  return Promise.all(
+    options.targets.map(async ({ shop, token }, i) => {
+      if (durations[i] !== undefined || token instanceof Error) return undefined;
+      try {
+        const probe = await probeShop({
+          shopUrl: shop.origin,
+          token,
+          resources: options.job.resources,
+          signal: options.signal,
+        });
+        return expectedFirstRunMs(probe, options.job.depth);
+      } catch (error) {
+        options.logger.debug({ shop: shop.key, err: error }, 'shop not probed');
+        return undefined;
+      }
+    }),
+  );
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseShopAddress } from '../../src/cli/shop-address.js';
 import { createLogger } from '../../src/log.js';
 import { runJob } from '../../src/runner/run-job.js';
-import { expectedDurationMs, slowestFirst } from '../../src/runner/shop-order.js';
+import { expectedDurationMs, expectedFirstRunMs, slowestFirst } from '../../src/runner/shop-order.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
@@ -42,7 +42,66 @@ describe('slowestFirst', () => {
   ])('%s', (_name, expected, order) => {
     expect(slowestFirst(expected)).toEqual(order);
   });
+
+  it.each([
+    [
+      'new shops by their estimate, longest first, before the others',
+      [1_000, undefined, undefined],
+      [5, 90],
+      [2, 1, 0],
+    ],
+    ['a new shop without an estimate before new shops with one', [undefined, undefined], [5_000], [1, 0]],
+    ['estimates of shops with a history change nothing', [1_000, 25_000], [90_000, 1], [1, 0]],
+  ])('%s', (_name, expected, firstRun, order) => {
+    expect(slowestFirst(expected, firstRun)).toEqual(order);
+  });
 });
+
+describe('expectedFirstRunMs', () => {
+  const records = [2_500, 12_500, 5_000];
+  it.each([
+    ['a Basic bucket: 86 requests, 46 past its room at 2/s', { records, bucketMax: 40, roundTripMs: 150 }, 23_000],
+    ['a Plus bucket holds them all: 86 round trips over 20 chains', { records, bucketMax: 400, roundTripMs: 150 }, 645],
+    ['no limit: the round trips alone', { records: [250, 0, 0], bucketMax: undefined, roundTripMs: 400 }, 180],
+  ])('%s', (_name, probe, expected) => {
+    expect(expectedFirstRunMs(probe, 20)).toBeCloseTo(expected, 6);
+  });
+});
+
+/**
+ * Runs the job over `shops` (in this job order) into one folder, and returns when each shop's snapshot started, in
+ * job order.
+ */
+async function jobRunner(shops: RunningShop[]): Promise<(parallelShops: number) => Promise<string[]>> {
+  const out = await mkdtemp(join(tmpdir(), 'shopsnap-order-'));
+  closers.push(...shops.map((shop) => () => shop.close()), () => rm(out, { recursive: true, force: true }));
+  const storage = new LocalDirStorage(join(out, 'snapshots'));
+  return async (parallelShops) => {
+    const { outcomes } = await runJob({
+      job: {
+        name: 'order',
+        shops: shops.map((shop) => ({ shop: shop.url })),
+        resources: ['products', 'customers', 'orders'],
+        formats: ['raw'],
+        depth: 4,
+        out: storage.location,
+        s3: {},
+        parallelShops,
+      },
+      targets: shops.map((shop) => ({ shop: parseShopAddress(shop.url), token: shop.token })),
+      shard: { index: 0, count: 1 },
+      storage,
+      stagingRoot: join(out, 'staging'),
+      logger: createLogger({ level: 'silent' }),
+    });
+    return Promise.all(
+      outcomes.map(async (outcome) => {
+        const manifest = await readFile(join(outcome.location as string, 'manifest.json'), 'utf8');
+        return (JSON.parse(manifest) as Manifest).started_at;
+      }),
+    );
+  };
+}
 
 describe('runJob', () => {
   it('starts the shop whose last snapshot took longest first, with one shop at a time', {
@@ -57,42 +116,21 @@ describe('runJob', () => {
       orders: 10,
       latency: { baseMs: 150, perRecordMs: 0 },
     });
-    const out = await mkdtemp(join(tmpdir(), 'shopsnap-order-'));
-    closers.push(
-      () => quick.close(),
-      () => slow.close(),
-      () => rm(out, { recursive: true, force: true }),
-    );
-    const shops: RunningShop[] = [quick, slow];
-    const storage = new LocalDirStorage(join(out, 'snapshots'));
-    const run = () =>
-      runJob({
-        job: {
-          name: 'order',
-          shops: shops.map((shop) => ({ shop: shop.url })),
-          resources: ['products', 'customers', 'orders'],
-          formats: ['raw'],
-          depth: 4,
-          out: storage.location,
-          s3: {},
-          parallelShops: 1,
-        },
-        targets: shops.map((shop) => ({ shop: parseShopAddress(shop.url), token: shop.token })),
-        shard: { index: 0, count: 1 },
-        storage,
-        stagingRoot: join(out, 'staging'),
-        logger: createLogger({ level: 'silent' }),
-      });
-    const startedAt = async (): Promise<string[]> => {
-      const { outcomes } = await run();
-      const manifests = outcomes.map((outcome) => join(outcome.location as string, 'manifest.json'));
-      return Promise.all(
-        manifests.map(async (path) => (JSON.parse(await readFile(path, 'utf8')) as Manifest).started_at),
-      );
-    };
-    // The first run knows nothing and keeps the job order; the second knows which shop took longer.
-    const [quickThenSlow, slowThenQuick] = [await startedAt(), await startedAt()];
-    expect(quickThenSlow).toEqual([...quickThenSlow].sort());
-    expect(slowThenQuick).toEqual([...slowThenQuick].sort().reverse());
+    const startedAt = await jobRunner([quick, slow]);
+    // The first run starts both at once; the second knows which shop took longer and starts it first.
+    await startedAt(2);
+    const [quickStarted, slowStarted] = await startedAt(1);
+    expect((slowStarted as string) < (quickStarted as string)).toBe(true);
+  });
+
+  it('starts the new shop whose counts say it is largest first, when new shops queue', {
+    timeout: 60_000,
+  }, async () => {
+    const small = await startShop({ seed: 33, products: 10, customers: 10, orders: 10 });
+    const large = await startShop({ seed: 34, products: 10, customers: 10, orders: 3_000 });
+    const [smallStarted, largeStarted] = await (await jobRunner([small, large]))(1);
+    expect((largeStarted as string) < (smallStarted as string)).toBe(true);
+    // The probe's count of each resource is the only request beyond the backup's own.
+    expect(small.stats().byPath['GET /orders/count.json']).toBe(3);
   });
 });

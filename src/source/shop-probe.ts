@@ -1,0 +1,50 @@
+import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
+import { readCount } from './list-page.js';
+import { ShopClient } from './shop-client.js';
+
+/** What a shop's counts tell before its crawl: the size of each list, its bucket, and how long an answer takes. */
+export interface ShopProbe {
+  /** Records of each resource asked for, with the crawl's own filters. */
+  records: number[];
+  /** The bucket's size from `X-Shopify-Shop-Api-Call-Limit`; undefined for a shop that sends none (no limit). */
+  bucketMax: number | undefined;
+  /** The slowest of the count requests, sent together. */
+  roundTripMs: number;
+}
+
+/**
+ * Asks a shop for the count of every resource, once each, without retrying: a shop that does not answer at once is
+ * left unprobed, and its backup reports why. The counts take a few requests of the bucket, which a shop's crawl
+ * otherwise starts with anyway.
+ */
+export async function probeShop(options: {
+  shopUrl: string;
+  token: string;
+  resources: readonly ResourceName[];
+  signal?: AbortSignal | undefined;
+}): Promise<ShopProbe> {
+  const client = new ShopClient({
+    shopUrl: options.shopUrl,
+    token: options.token,
+    depth: options.resources.length,
+    signal: options.signal,
+    requestTimeoutMs: PROBE_TIMEOUT_MS,
+    retry: { maxAttempts: 1, maxThrottledAttempts: 1 },
+  });
+  try {
+    const answers = await Promise.all(
+      options.resources.map((resource) =>
+        client.get(client.apiUrl(`${resource}/count.json`, COMPLETE_LIST_FILTERS[resource]), readCount),
+      ),
+    );
+    return {
+      records: answers.map((answer) => answer.value),
+      bucketMax: client.pacer.state().max,
+      roundTripMs: Math.max(...answers.map((answer) => answer.elapsedMs)),
+    };
+  } finally {
+    client.close();
+  }
+}
+
+const PROBE_TIMEOUT_MS = 30_000;
