@@ -115,21 +115,27 @@ async function firstRunEstimates(
 ): Promise<Array<number | undefined>> {
   const fresh = options.targets.filter((_, i) => durations[i] === undefined);
   if (fresh.length <= options.job.parallelShops) return [];
+  const probes = new PQueue({ concurrency: PROBES_AT_ONCE });
   return Promise.all(
     options.targets.map(async ({ shop, token }, i) => {
       if (durations[i] !== undefined || token instanceof Error) return undefined;
-      try {
-        const probe = await probeShop({
-          shopUrl: shop.origin,
-          token,
-          resources: options.job.resources,
-          signal: options.signal,
-        });
-        return expectedFirstRunMs(probe, options.job.depth);
-      } catch (error) {
-        options.logger.debug({ shop: shop.key, err: error }, 'shop not probed');
-        return undefined;
-      }
+      return probes.add(async () => {
+        try {
+          const probe = await probeShop({
+            shopUrl: shop.origin,
+            token,
+            resources: options.job.resources,
+            signal: options.signal,
+          });
+          return expectedFirstRunMs(probe, options.job.depth);
+        } catch (error) {
+          options.logger.debug({ shop: shop.key, err: error }, 'shop not probed');
+          return undefined;
+        }
+      });
     }),
   );
 }
+
+/** Shops probed at a time: a shard of hundreds of new shops should not open hundreds of connections at once. */
+const PROBES_AT_ONCE = 16;

@@ -47,4 +47,5 @@ export async function probeShop(options: {
   }
 }
 
-const PROBE_TIMEOUT_MS = 30_000;
+/** A probe only orders the shops: a shop that takes longer to count is started without an estimate. */
+const PROBE_TIMEOUT_MS = 10_000;
