@@ -1,3 +1,5 @@
+import { minimumRequests } from '../source/chain-plan.js';
+
 /**
  * The finish time of the best schedule we know for a crawl's requests against one shop: at most `depth` in flight,
  * each taking its latency, each adding 1 to a leaky bucket of size `bucket` that leaks `leakPerSecond` and may never
@@ -66,14 +68,6 @@ export function scheduleFinishMs(input: BoundInput): number {
     finish = Math.max(finish, now + request.latencyMs);
   }
   return finish;
-}
-
-/** The fewest requests a complete crawl needs: full pages of `pageLimit`, plus a count before and after each resource. */
-export function minimumRequests(
-  recordCounts: readonly number[],
-  pageLimit: number,
-): { pages: number[]; counts: number } {
-  return { pages: recordCounts.map((n) => Math.max(1, Math.ceil(n / pageLimit))), counts: 2 * recordCounts.length };
 }
 
 /**

@@ -3,12 +3,12 @@ import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
 import type { Logger } from '../log.js';
 import type { Manifest } from '../snapshot/manifest.js';
-import { probeShop } from '../source/index.js';
+import { expectedCrawlMs, probeShop } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
 import { type BackupResult, runBackup } from './backup.js';
 import type { JobSpec } from './job-file.js';
 import type { Shard } from './shard.js';
-import { expectedDurations, expectedFirstRunMs, slowestFirst } from './shop-order.js';
+import { expectedDurations, slowestFirst } from './shop-order.js';
 
 export interface ShopTarget {
   shop: ShopAddress;
@@ -127,7 +127,7 @@ async function firstRunEstimates(
             resources: options.job.resources,
             signal: options.signal,
           });
-          return expectedFirstRunMs(probe, options.job.depth);
+          return expectedCrawlMs(probe, options.job.depth);
         } catch (error) {
           options.logger.debug({ shop: shop.key, err: error }, 'shop not probed');
           return undefined;

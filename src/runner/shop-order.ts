@@ -1,7 +1,6 @@
 import type { Manifest } from '../snapshot/manifest.js';
 import { findPreviousManifest } from '../snapshot/previous.js';
 import { newSnapshotId } from '../snapshot/snapshot-id.js';
-import type { ShopProbe } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
 
 /**
@@ -27,23 +26,6 @@ export function slowestFirst(
   const rank = (i: number) => expectedMs[i] ?? Number.POSITIVE_INFINITY;
   const firstRank = (i: number) => (expectedMs[i] === undefined ? (firstRunMs[i] ?? Number.POSITIVE_INFINITY) : 0);
   return expectedMs.map((_, i) => i).sort((a, b) => rank(b) - rank(a) || firstRank(b) - firstRank(a) || a - b);
-}
-
-/** Shopify leaks a full bucket in 20 s on every plan (40 at 2/s, 400 at 20/s). */
-const TIER_SECONDS = 20;
-const PAGE_LIMIT = 250;
-
-/**
- * How long a shop's first backup will take at least, from its counts (the fluid model of chain-plan.ts): its minimum
- * requests go at most `depth` a round trip, and once the bucket's room is spent at Shopify's tier leak. A shop
- * without a limit is bound by its round trips alone.
- */
-export function expectedFirstRunMs(probe: ShopProbe, depth: number): number {
-  const requests = probe.records.reduce((sum, records) => sum + Math.max(1, Math.ceil(records / PAGE_LIMIT)) + 2, 0);
-  const byChains = (requests * probe.roundTripMs) / depth;
-  if (probe.bucketMax === undefined) return byChains;
-  const byBucket = (Math.max(0, requests - probe.bucketMax) * 1000 * TIER_SECONDS) / probe.bucketMax;
-  return Math.max(byChains, byBucket);
 }
 
 /** Expected durations of the shops from their newest complete snapshots in `storage`; undefined where unknown. */

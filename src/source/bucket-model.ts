@@ -21,6 +21,19 @@ export interface BucketSample {
 
 /** Every Shopify plan leaks a full bucket in at most this many seconds (40 at 2/s, 80 at 4/s, 400 at 20/s). */
 const TIER_SECONDS = 20;
+
+/** How fast the fastest round trip is forgotten, per answer. */
+const FASTEST_DRIFT = 1.01;
+
+/** The fastest round trip lately seen, after one more answer: the fastest ever would be stuck on one lucky answer. */
+export function fastestLately(fastestMs: number, sampleMs: number): number {
+  return Math.min(fastestMs * FASTEST_DRIFT, sampleMs);
+}
+
+/** Shopify's leak for a bucket of this size: the guess until a leak is measured, and the floor of every plan. */
+export function tierLeakPerSecond(bucketMax: number): number {
+  return bucketMax / TIER_SECONDS;
+}
 /** Until the first header arrives we assume the smallest bucket Shopify hands out (standard plan, 40). */
 const SMALLEST_BUCKET = 40;
 const MIN_SAMPLE_SPAN_MS = 600;
@@ -44,9 +57,8 @@ const ESTIMATES_TRUSTED = 3;
 const OVERFLOW_BACKOFF = 0.85;
 const CEILING_RECOVERY = 1.01;
 const OVERFLOW_EPISODE_MS = 1000;
-/** How prompt an answer must be to date the server's count, and how fast the fastest round trip is forgotten. */
+/** How prompt an answer must be to date the server's count. */
 const PROMPT_SLACK_MS = 100;
-const FASTEST_DRIFT = 1.01;
 
 export class BucketModel {
   max: number | undefined;
@@ -86,6 +98,11 @@ export class BucketModel {
     readonly jitterMs = 100,
   ) {}
 
+  /** The measured leak, or until measured the tier guess for the bucket (the smallest one before any header). */
+  private leakOrGuess(): number {
+    return this.leakPerSecond ?? tierLeakPerSecond(this.max ?? SMALLEST_BUCKET);
+  }
+
   /** Estimated bucket level at `nowMs` (never below 0). */
   levelAt(nowMs: number): number {
     const leak = this.leakPerSecond ?? 0;
@@ -94,17 +111,14 @@ export class BucketModel {
 
   /** The level up to which requests may go out: the bucket's size less what is kept free. */
   private ceiling(): number {
-    const max = this.max ?? SMALLEST_BUCKET;
-    const leak = this.leakPerSecond ?? max / TIER_SECONDS;
-    return Math.max(1, max - this.headroom - (leak * this.jitterMs) / 1000);
+    return Math.max(1, (this.max ?? SMALLEST_BUCKET) - this.headroom - (this.leakOrGuess() * this.jitterMs) / 1000);
   }
 
   /** Milliseconds to wait before one more request fits below the ceiling; 0 when it fits now. */
   waitMs(nowMs: number): number {
     const excess = this.levelAt(nowMs) + 1 - this.ceiling();
     if (excess <= 0) return 0;
-    const leak = this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / TIER_SECONDS;
-    return Math.ceil((excess / leak) * 1000);
+    return Math.ceil((excess / this.leakOrGuess()) * 1000);
   }
 
   /**
@@ -116,7 +130,7 @@ export class BucketModel {
    */
   planningLeak(nowMs: number): number {
     if (!this.inUse) return Number.POSITIVE_INFINITY;
-    const rate = this.leakPerSecond ?? (this.max ?? SMALLEST_BUCKET) / TIER_SECONDS;
+    const rate = this.leakOrGuess();
     if (nowMs - this.drainedAtMs > DRAIN_MEMORY_MS) return rate;
     // The drain proves the bucket keeps up with what we sent. Sent as fast as the chains could, that means it does
     // not limit us; held back by the pacer, it proves only the rate the pacer let through.
@@ -151,11 +165,11 @@ export class BucketModel {
   /** Folds in the header of the response to the request sent at `sendMs` with sequence `seq`. */
   observe(sample: BucketSample, max: number, nowMs: number): void {
     this.max = max;
-    if (this.leakPerSecond === undefined) this.leakPerSecond = max / TIER_SECONDS;
+    if (this.leakPerSecond === undefined) this.leakPerSecond = tierLeakPerSecond(max);
     // Only answers that came back about as fast as the fastest recent one say when the server counted them: a
     // slow answer may have waited in a queue before the server looked at it, which reads as a bogus leak.
     const roundTrip = nowMs - sample.sendMs;
-    this.fastestRoundTrip = Math.min(this.fastestRoundTrip * FASTEST_DRIFT, roundTrip);
+    this.fastestRoundTrip = fastestLately(this.fastestRoundTrip, roundTrip);
     const prompt = roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS;
     this.noteDrain(sample, max, prompt, nowMs);
     if (prompt) this.learnLeak({ ...sample, refusedBefore: this.refused });
@@ -190,7 +204,7 @@ export class BucketModel {
     // One backoff per overflow episode: the other requests already in flight overflow with it.
     if (this.learnedLeak && this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
       this.lastOverflowMs = nowMs;
-      this.leakCeiling = Math.max(this.max / TIER_SECONDS, this.leakPerSecond * OVERFLOW_BACKOFF);
+      this.leakCeiling = Math.max(tierLeakPerSecond(this.max), this.leakPerSecond * OVERFLOW_BACKOFF);
       this.leakPerSecond = this.leakCeiling;
       this.estimates.length = 0;
     }
@@ -209,7 +223,7 @@ export class BucketModel {
     // Answers that came back before this request left were counted before it arrived, and it found the bucket empty:
     // its header counts itself, so all but `used - 1` of them had leaked.
     const leakedAtLeast = ((answeredBefore + 1 - sample.used) * 1000) / spanMs;
-    if (leakedAtLeast >= (DRAIN_FACTOR * max) / TIER_SECONDS) {
+    if (leakedAtLeast >= DRAIN_FACTOR * tierLeakPerSecond(max)) {
       this.drainedAtMs = nowMs;
       this.drainedLeak = leakedAtLeast;
     }

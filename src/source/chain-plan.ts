@@ -87,3 +87,11 @@ export function spreadChains(pages: readonly number[], windows: readonly number[
   }
   return result;
 }
+
+/** The fewest requests a complete crawl needs: full pages of `pageLimit`, plus a count before and after each resource. */
+export function minimumRequests(
+  recordCounts: readonly number[],
+  pageLimit: number,
+): { pages: number[]; counts: number } {
+  return { pages: recordCounts.map((n) => Math.max(1, Math.ceil(n / pageLimit))), counts: 2 * recordCounts.length };
+}

@@ -3,7 +3,7 @@ export * from './errors.js';
 export type { CrawledRecord } from './list-page.js';
 export type { CrawlProgress, ResourceCrawlReport } from './resource-crawl.js';
 export type { RetryPolicy } from './retry-policy.js';
-export { probeShop, type ShopProbe } from './shop-probe.js';
+export { expectedCrawlMs, probeShop, type ShopProbe } from './shop-probe.js';
 export {
   openShopSession,
   type ResourceCrawlHandle,

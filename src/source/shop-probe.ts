@@ -1,5 +1,8 @@
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
+import { tierLeakPerSecond } from './bucket-model.js';
+import { expectedFinishMs, minimumRequests } from './chain-plan.js';
 import { readCount } from './list-page.js';
+import { PAGE_LIMIT } from './resource-crawl.js';
 import { ShopClient } from './shop-client.js';
 
 /** What a shop's counts tell before its crawl: the size of each list, its bucket, and how long an answer takes. */
@@ -48,4 +51,26 @@ export async function probeShop(options: {
 }
 
 /** A probe only orders the shops: a shop that takes longer to count is started without an estimate. */
+/**
+ * How long the crawl of a probed shop will take at least: the fluid model the crawl plans its windows with
+ * (chain-plan.ts) over its minimum requests, with `depth` chains, the bucket's room and Shopify's tier leak. A shop
+ * without a limit is bound by its round trips alone.
+ */
+export function expectedCrawlMs(probe: ShopProbe, depth: number): number {
+  const { pages, counts } = minimumRequests(probe.records, PAGE_LIMIT);
+  const limited = probe.bucketMax !== undefined;
+  return expectedFinishMs(
+    {
+      requests: pages.reduce((sum, n) => sum + n, counts),
+      chains: depth,
+      room: probe.bucketMax ?? 0,
+      leakPerSecond: limited ? tierLeakPerSecond(probe.bucketMax as number) : Number.POSITIVE_INFINITY,
+      roundTripMs: probe.roundTripMs,
+      depth,
+      splittable: 0,
+    },
+    depth,
+  );
+}
+
 const PROBE_TIMEOUT_MS = 10_000;

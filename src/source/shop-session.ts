@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
+import { fastestLately } from './bucket-model.js';
 import { chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError } from './errors.js';
@@ -14,9 +15,6 @@ import {
 } from './resource-crawl.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { ShopClient } from './shop-client.js';
-
-/** How fast the fastest round trip is forgotten, per answer. */
-const FASTEST_DRIFT = 1.01;
 
 export interface ShopSessionOptions {
   /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
@@ -145,7 +143,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
               .then((response) => {
                 roundTripTotalMs += response.elapsedMs;
                 answered++;
-                fastestMs = Math.min(fastestMs * FASTEST_DRIFT, response.elapsedMs);
+                fastestMs = fastestLately(fastestMs, response.elapsedMs);
                 return response;
               });
           },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { minimumCrawl, minimumRequests, scheduleFinishMs } from '../../src/bench/crawl-bound.js';
+import { minimumCrawl, scheduleFinishMs } from '../../src/bench/crawl-bound.js';
+import { minimumRequests } from '../../src/source/chain-plan.js';
 
 describe('scheduleFinishMs', () => {
   it.each([

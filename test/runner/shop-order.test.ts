@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseShopAddress } from '../../src/cli/shop-address.js';
 import { createLogger } from '../../src/log.js';
 import { runJob } from '../../src/runner/run-job.js';
-import { expectedDurationMs, expectedFirstRunMs, slowestFirst } from '../../src/runner/shop-order.js';
+import { expectedDurationMs, slowestFirst } from '../../src/runner/shop-order.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
+import { expectedCrawlMs } from '../../src/source/shop-probe.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -57,14 +58,18 @@ describe('slowestFirst', () => {
   });
 });
 
-describe('expectedFirstRunMs', () => {
+describe('expectedCrawlMs', () => {
   const records = [2_500, 12_500, 5_000];
   it.each([
     ['a Basic bucket: 86 requests, 46 past its room at 2/s', { records, bucketMax: 40, roundTripMs: 150 }, 23_000],
-    ['a Plus bucket holds them all: 86 round trips over 20 chains', { records, bucketMax: 400, roundTripMs: 150 }, 645],
-    ['no limit: the round trips alone', { records: [250, 0, 0], bucketMax: undefined, roundTripMs: 400 }, 180],
+    [
+      'a Plus bucket holds them all: 86 round trips over 20 chains, with the chains’ margin of 1.25',
+      { records, bucketMax: 400, roundTripMs: 150 },
+      806.25,
+    ],
+    ['no limit: the round trips alone', { records: [250, 0, 0], bucketMax: undefined, roundTripMs: 400 }, 225],
   ])('%s', (_name, probe, expected) => {
-    expect(expectedFirstRunMs(probe, 20)).toBeCloseTo(expected, 6);
+    expect(expectedCrawlMs(probe, 20)).toBeCloseTo(expected, 6);
   });
 });
 
