@@ -130,7 +130,7 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
     [403, { errors: '[API] This action requires merchant approval for read_orders scope.' }, 5, /403/],
     [402, { errors: 'Unavailable Shop' }, 6, /402/],
     [423, { errors: 'Locked' }, 6, /423/],
-  ])('a shop answering %i exits %i with a one-line message', async (status, body, code, message) => {
+  ])('a shop answering %i (%o) exits %i with a one-line message', async (status, body, code, message) => {
     const failing = await startStatusShop(status, body);
     try {
       const result = await runCli(['backup', '--shop', failing.url, '--out', join(work, `status-${status}`)], {

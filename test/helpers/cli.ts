@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -65,6 +66,13 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
+}
+
+/** The CLI's failure: exactly one `shopsnap: …` line on stderr (everything else there is JSON log lines). */
+export function failureLine(stderr: string): string {
+  const lines = stderr.split('\n').filter((line) => line.startsWith('shopsnap: '));
+  expect(lines, stderr).toHaveLength(1);
+  return lines[0] as string;
 }
 
 export function lastLine(text: string): string {

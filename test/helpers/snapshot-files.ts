@@ -15,10 +15,11 @@ export async function manifestsUnder(dir: string): Promise<string[]> {
   return (await filesUnder(dir)).filter((path) => path.endsWith('/manifest.json'));
 }
 
-async function gunzipLines(path: string): Promise<string[]> {
+/** The lines of a gzip NDJSON or raw part, each without its '\n' (an empty line stays, as the defect it is). */
+export async function gunzipLines(path: string): Promise<string[]> {
   const chunks: Buffer[] = [];
   for await (const chunk of createReadStream(path).pipe(createGunzip())) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean);
+  return Buffer.concat(chunks).toString('utf8').split('\n').slice(0, -1);
 }
 
 /** Ids of a snapshot's raw archive of one resource, in file order, as exact strings (never through a float). */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { RESOURCES } from '../../src/shopify/resources.js';
 import { type FaultOptions, type InjectedFaults, type RunningShop, startShop } from '../../src/simulator/index.js';
-import { type CliResult, lastLine, runCli } from '../helpers/cli.js';
+import { type CliResult, failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { manifestsUnder, rawIds } from '../helpers/snapshot-files.js';
 
 const TOKEN = 'shpat_api_faults_5d0c2e';
@@ -56,11 +56,6 @@ async function backupWith(name: string, faults: FaultOptions, rate: 'unlimited' 
 /** The message of an unreadable Link entry (rel=next or rel=previous unquoted): the entry, then the header's start. */
 const MALFORMED_LINK =
   /^shopsnap: malformed Link header \(cannot read entry "<http:\/\/127\.0\.0\.1:\d+\/admin\/api\/2022-01\/\w+\.json\?limit=250&page_info=[\w-]*"\): <http:\/\/127\.0\.0\.1:\d+\/admin\/api\/2022-01\/\w+\.json\?limit=250&page_info=[\w-]+>; rel=/;
-
-/** The one `shopsnap: …` line of a failed run (everything else on stderr is JSON log lines). */
-function failureLines(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line.startsWith('shopsnap: '));
-}
 
 describe.concurrent('a whole backup under API faults completes exactly', { timeout: 60_000 }, () => {
   it.each([
@@ -133,7 +128,7 @@ describe.concurrent('a whole backup under API faults it cannot survive fails cle
     expect(result.code, result.stderr).toBe(code);
     const knob = Object.keys(faults).find((key) => key !== 'ignoreFilters') as keyof InjectedFaults;
     expect(shop.stats().faults[knob]).toBeGreaterThan(0);
-    expect(failureLines(result.stderr)).toHaveLength(1);
+    failureLine(result.stderr);
     expect(lastLine(result.stderr)).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stdout).toBe('');

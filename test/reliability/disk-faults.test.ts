@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
-import { type CliOptions, runCli } from '../helpers/cli.js';
+import { type CliOptions, failureLine, runCli } from '../helpers/cli.js';
 import { onFullDisk } from '../helpers/full-disk.js';
-import { filesUnder } from '../helpers/snapshot-files.js';
+import { filesUnder, manifestsUnder } from '../helpers/snapshot-files.js';
 
 const TOKEN = 'shpat_disk_faults_51d0';
 /** A failed run must end well within this, whatever failed: nothing is retried in a loop. */
@@ -61,17 +61,10 @@ function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** The CLI's failure: exactly one `shopsnap:` line on stderr. */
-function failureLine(stderr: string): string {
-  const lines = stderr.split('\n').filter((line) => line.startsWith('shopsnap: '));
-  expect(lines, stderr).toHaveLength(1);
-  return lines[0] as string;
-}
-
 /** No manifest, no temp file, nothing in staging: a failed run leaves only what a resumed run may use. */
 async function expectCleanFailure(out: string): Promise<void> {
   const files = await filesUnder(out);
-  expect(files.filter((file) => file.endsWith('/manifest.json'))).toEqual([]);
+  expect(await manifestsUnder(out)).toEqual([]);
   expect(files.filter((file) => file.endsWith('.shopsnap-tmp') || file.endsWith('.tmp'))).toEqual([]);
   const staging = join(out, '.staging');
   expect(await filesUnder(staging)).toEqual([]);

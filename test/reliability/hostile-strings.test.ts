@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqlString, withDuckDb } from '../../src/sink/duckdb.js';
 import { convertToParquet } from '../../src/sink/parquet.js';
@@ -10,6 +9,7 @@ import { TableWriter } from '../../src/sink/table-writer.js';
 import type { WrittenFile } from '../../src/sink/written-file.js';
 import { MAX_JSON_DEPTH, scanListPage } from '../../src/source/list-page.js';
 import { tablesFor, toRows } from '../../src/transform/index.js';
+import { gunzipLines } from '../helpers/snapshot-files.js';
 
 /**
  * Strings that are valid JSON but hostile to a careless pipeline: NUL escapes, lone surrogate escapes (valid JSON,
@@ -58,13 +58,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function gzipLines(file: WrittenFile): Promise<string[]> {
-  return gunzipSync(await readFile(file.path))
-    .toString('utf8')
-    .split('\n')
-    .slice(0, -1);
-}
-
 /** Title as UTF-8 hex (DuckDB's own bytes: its JS reader drops a leading U+FEFF) and `_extra` of each Parquet row. */
 async function parquetRows(): Promise<{ titleHex: string | null; extra: string | null }[]> {
   return withDuckDb({}, async (db) => {
@@ -77,11 +70,11 @@ describe.each(VALUES.map(([name, value], i) => ({ name, value, i })))('$name', (
   const wellFormed = value.isWellFormed();
 
   it('stays in the raw archive exactly as served', async () => {
-    expect((await gzipLines(raw))[i]).toBe(SERVED[i]);
+    expect((await gunzipLines(raw.path))[i]).toBe(SERVED[i]);
   });
 
   it('is valid JSON in NDJSON, with the exact value in its column, or in `_extra` when not Unicode text', async () => {
-    const line = JSON.parse((await gzipLines(ndjson))[i] as string) as { title?: string; _extra: string };
+    const line = JSON.parse((await gunzipLines(ndjson.path))[i] as string) as { title?: string; _extra: string };
     const extra = JSON.parse(line._extra) as { title?: string; shopsnap_note: string };
     expect(extra.shopsnap_note).toBe(value);
     if (wellFormed) expect([line.title, extra.title]).toEqual([value, undefined]);

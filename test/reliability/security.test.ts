@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { type FaultOptions, type RunningShop, type ShopOptions, startShop } from '../../src/simulator/index.js';
-import { type CliResult, lastLine, runCli } from '../helpers/cli.js';
+import { type CliResult, failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { BUCKET, s3rverCliFlags } from '../helpers/s3-fixture.js';
 import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
 import { startSchemeDemux } from '../helpers/scheme-demux.js';
@@ -93,7 +93,7 @@ async function expectNoCanary(run: Run): Promise<void> {
 async function expectFailure(run: Run, code: number, message: RegExp): Promise<void> {
   const { result } = run;
   expect(result.code, result.stderr).toBe(code);
-  expect(result.stderr.split('\n').filter((line) => line.startsWith('shopsnap: '))).toHaveLength(1);
+  failureLine(result.stderr);
   expect(lastLine(result.stderr)).toMatch(message);
   if (!run.out.startsWith('s3://')) expect(await manifestsUnder(run.out)).toEqual([]);
   await expectNoCanary(run);

@@ -72,6 +72,6 @@ describe('Pacer', () => {
     const pacer = new Pacer(() => 0);
     const controller = new AbortController();
     controller.abort();
-    await expect(pacer.acquire(0, controller.signal)).rejects.toThrow();
+    await expect(pacer.acquire(0, controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
