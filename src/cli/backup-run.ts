@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '../log.js';
 import { type OutputFormat, runBackup } from '../runner/backup.js';
 import { isResourceName, RESOURCES, type ResourceName } from '../shopify/resources.js';
+import { childProcessConverter } from '../sink/parquet-converter.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { createStorage, type S3Settings } from '../storage/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -71,6 +72,7 @@ export async function runBackupFromCli(request: BackupRequest, logger: Logger): 
         fresh: request.fresh,
         parts: request.checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs: request.checkpointIntervalMs },
         leaseTtlMs: request.leaseTtlMs,
+        parquetConverter: childProcessConverter,
       }),
     );
     progress.finish(result.manifest);

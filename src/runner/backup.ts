@@ -7,6 +7,7 @@ import type { ShopAddress } from '../cli/shop-address.js';
 import { crashPoint } from '../crash-point.js';
 import type { Logger } from '../log.js';
 import { API_VERSION, type ResourceName } from '../shopify/resources.js';
+import { inProcessConverter, type ParquetConverter } from '../sink/parquet-converter.js';
 import { acquireLease } from '../snapshot/lease.js';
 import type { Manifest, ResourceSummary } from '../snapshot/manifest.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, serializeManifest } from '../snapshot/manifest.js';
@@ -44,6 +45,8 @@ export interface BackupOptions {
   parts?: Partial<PartPolicy>;
   /** Lease time-to-live (default LEASE_TTL_MS); tests shorten it to resume quickly after a killed run. */
   leaseTtlMs?: number;
+  /** Makes the run's Parquet converter (default: in this process; the CLI converts in a child process). */
+  parquetConverter?: () => ParquetConverter;
 }
 
 export interface BackupResult {
@@ -63,6 +66,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const lease = await acquireLease(options.storage, options.shop.key, { ttlMs: options.leaseTtlMs });
   const baseLogger = options.logger.child({ shop: options.shop.key });
   let staging: string | undefined;
+  const converter = (options.parquetConverter ?? inProcessConverter)();
   try {
     // Holding the lease, no other run uploads for this shop: unfinished uploads are a killed run's leftovers.
     const aborted = await options.storage.abortIncompleteUploads?.(`${options.shop.key}/`);
@@ -94,6 +98,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       formats: options.formats,
       checkpoint,
       conversions: new PQueue({ concurrency: 1 }),
+      converter,
       logger,
       signal,
       requestsSent: () => session.stats().requests,
@@ -168,6 +173,8 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     await discardCheckpoint(options.storage, options.shop.key, logger);
     return { manifest, location: `${options.storage.location}/${prefix}` };
   } finally {
+    // Before staging goes: a conversion still running there is stopped first.
+    await converter.close();
     if (staging !== undefined) {
       await rm(staging, { recursive: true, force: true });
       // The shop's and the root's staging folders go too once empty; another run's staging keeps them (rmdir fails).

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { expectedCrawlMs, probeShop } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
-import { type BackupResult, runBackup } from './backup.js';
+import { type BackupOptions, type BackupResult, runBackup } from './backup.js';
 import type { JobSpec } from './job-file.js';
 import type { Shard } from './shard.js';
 import { expectedDurations, slowestFirst } from './shop-order.js';
@@ -47,6 +47,7 @@ export async function runJob(options: {
   stagingRoot: string;
   logger: Logger;
   signal?: AbortSignal;
+  parquetConverter?: BackupOptions['parquetConverter'];
 }): Promise<{ outcomes: ShopOutcome[]; summaryKey: string }> {
   const startedAt = new Date();
   const queue = new PQueue({ concurrency: options.job.parallelShops });
@@ -73,6 +74,7 @@ export async function runJob(options: {
             stagingRoot: options.stagingRoot,
             logger: options.logger,
             signal: options.signal,
+            parquetConverter: options.parquetConverter,
           });
           const { status, suspicious_shrink } = result.manifest;
           return {

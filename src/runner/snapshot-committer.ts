@@ -6,6 +6,7 @@ import { hashFile } from '../local-file.js';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { countRows } from '../sink/count-rows.js';
+import type { ParquetConverter } from '../sink/parquet-converter.js';
 import type { WrittenFile } from '../sink/written-file.js';
 import { type Checkpoint, type ResourceProgress, writeCheckpoint } from '../snapshot/checkpoint.js';
 import type { ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
@@ -50,6 +51,7 @@ export class SnapshotCommitter {
       checkpoint: Checkpoint;
       /** DuckDB conversions run one at a time across resources so memory stays bounded. */
       conversions: PQueue;
+      converter: ParquetConverter;
       logger: Logger;
       signal?: AbortSignal | undefined;
       /** Requests the run has sent so far, recorded in each checkpoint. */
@@ -126,10 +128,8 @@ export class SnapshotCommitter {
       if (part.format === 'raw' || formats.includes('ndjson')) outputs.push(part);
       const table = tablesFor(resource).find((t) => t.name === part.table);
       if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
-        // Loaded with DuckDB on first use: about 0.25 s of CPU, which a worker then spends while its crawls wait on
-        // the network rather than before its first request (and an NDJSON-only run never).
-        const { convertToParquet } = await import('../sink/parquet.js');
-        outputs.push(await this.options.conversions.add(() => convertToParquet(part, table, join(staging, 'parquet'))));
+        const { conversions, converter } = this.options;
+        outputs.push(await conversions.add(() => converter.convert(part, table, join(staging, 'parquet'))));
       }
       for (const output of outputs) {
         committed.files.push(await this.#upload(output));

@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { lastLine, runCli, startCli } from '../helpers/cli.js';
@@ -201,4 +203,68 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
       await slow.close();
     }
   });
+
+  it.skipIf(platform() !== 'linux')(
+    'converts Parquet in a child process, which does not outlive a killed run',
+    async () => {
+      const slow = await startShop({
+        seed: 4,
+        orders: 3000,
+        customers: 10,
+        products: 10,
+        token: CANARY,
+        latency: { baseMs: 20, perRecordMs: 0.5 },
+      });
+      try {
+        const run = startCli(
+          ['backup', '--shop', slow.url, '--out', join(work, 'killed'), '--depth', '2', '--checkpoint-interval', '0.2'],
+          { env: { SHOPSNAP_TOKEN: CANARY } },
+        );
+        const converter = await waitFor(async () => (await childrenOf(run.pid as number)).find(isConverter));
+        run.kill('SIGKILL');
+        await run.done;
+        expect(await waitFor(async () => (isAlive(converter.pid) ? undefined : 'gone'))).toBe('gone');
+      } finally {
+        await slow.close();
+      }
+    },
+  );
 });
+
+interface ProcessEntry {
+  pid: number;
+  args: string;
+}
+
+async function childrenOf(pid: number): Promise<ProcessEntry[]> {
+  const { stdout } = await promisify(execFile)('ps', ['-o', 'pid=,args=', '--ppid', String(pid)]).catch(() => ({
+    stdout: '',
+  }));
+  return stdout
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+    .flatMap((match) => (match ? [{ pid: Number(match[1]), args: match[2] as string }] : []));
+}
+
+function isConverter(entry: ProcessEntry): boolean {
+  return entry.args.includes('parquet-child.js');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `probe` until it yields a value, for at most 20 s. */
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('timed out waiting');
+}

@@ -22,6 +22,7 @@ export interface CliOptions {
 
 export interface CliRun {
   done: Promise<CliResult>;
+  pid: number | undefined;
   kill(signal: NodeJS.Signals): void;
   /** Resolves when stderr has printed a line matching `pattern`. */
   waitForStderr(pattern: RegExp): Promise<void>;
@@ -58,6 +59,7 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
   });
   return {
     done,
+    pid: child.pid,
     kill: (signal) => child.kill(signal),
     waitForStderr: (pattern) =>
       pattern.test(stderr) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),

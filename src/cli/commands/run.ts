@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { type JobSpec, parseJobFile } from '../../runner/job-file.js';
 import { runJob, type ShopTarget } from '../../runner/run-job.js';
 import { parseShard, selectShard } from '../../runner/shard.js';
+import { childProcessConverter } from '../../sink/parquet-converter.js';
 import { createStorage } from '../../storage/index.js';
 import { FORMATS, interruptible, newCliLogger, parseList, parseResources, stagingRootFor } from '../backup-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -82,6 +83,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
         stagingRoot: stagingRootFor(job.out),
         logger,
         signal,
+        parquetConverter: childProcessConverter,
       }),
     );
     if (flags.json) {

@@ -1,0 +1,24 @@
+import { tableByName } from '../transform/index.js';
+import { convertToParquet } from './parquet.js';
+import { type ConversionReply, type ConversionRequest, errorForReply } from './parquet-converter.js';
+
+/** The converter process of childProcessConverter: one conversion at a time, each on a fresh DuckDB instance. */
+const send = (reply: ConversionReply) => process.send?.(reply);
+
+let queue: Promise<void> = Promise.resolve();
+
+async function answer(request: ConversionRequest): Promise<void> {
+  try {
+    const table = tableByName(request.table);
+    if (table === undefined) throw new Error(`unknown table ${request.table}`);
+    send({ id: request.id, file: await convertToParquet(request.ndjson, table, request.outDir) });
+  } catch (error) {
+    send({ id: request.id, error: errorForReply(error) });
+  }
+}
+
+process.on('message', (request: ConversionRequest) => {
+  queue = queue.then(() => answer(request));
+});
+// The parent closed the channel or went away: nothing is left to answer to.
+process.on('disconnect', () => process.exit(0));
