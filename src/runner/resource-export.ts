@@ -67,8 +67,10 @@ export async function exportResource(options: {
     progress.unknown_fields = 0;
   }
   const unlimited = { maxRowsPerPart: Number.POSITIVE_INFINITY, maxBytesPerPart: Number.POSITIVE_INFINITY };
+  // A raw-only run still flattens every record, to count the fields the schema does not know, but writes no rows.
+  const wantsRows = options.formats.some((format) => format !== 'raw');
   const tables = new Map(
-    tablesFor(resource).map((table) => [
+    (wantsRows ? tablesFor(resource) : []).map((table) => [
       table.name,
       new TableWriter({
         dir: join(options.staging, 'ndjson'),

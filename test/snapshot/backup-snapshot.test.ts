@@ -181,6 +181,23 @@ describe('a backup of the simulated shop', () => {
     expect(backup.manifest.resources[resource]?.unknown_fields).toBe(recordsOf(resource).length);
   });
 
+  it('a raw-only run writes no table files and still counts the unknown fields', async () => {
+    const rawOnly = await runBackup({
+      shop: parseShopAddress(shop.url),
+      token: shop.token,
+      storage: new LocalDirStorage(join(work, 'raw-only')),
+      resources: RESOURCES,
+      formats: ['raw'],
+      depth: 4,
+      stagingRoot: join(work, 'staging'),
+      logger: createLogger({ level: 'silent' }),
+    });
+    expect(new Set(rawOnly.manifest.files.map((file) => file.format))).toEqual(new Set(['raw']));
+    for (const resource of RESOURCES) {
+      expect(rawOnly.manifest.resources[resource]?.unknown_fields).toBe(recordsOf(resource).length);
+    }
+  });
+
   const differingFor = (reason: string) => (report: VerifyReport) =>
     report.differing.filter((entry) => entry.reason.startsWith(reason)).map((entry) => entry.path);
   const damages = [
