@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,14 +8,18 @@ export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const PROBE = fileURLToPath(new URL('./usage-probe.js', import.meta.url));
 
 export interface ProcessUsage {
+  /** CPU time of the process and of every process it started, together. */
   cpuSeconds: number;
+  /** Peak RSS of the largest of those processes. */
   maxRssMb: number;
+  /** How many processes that was. */
+  processes: number;
 }
 
 export interface MeasuredProcess {
   child: ChildProcess;
   stdout: () => string;
-  /** Waits for the exit and returns the child's own CPU time and peak RSS. */
+  /** Waits for the exit and returns the CPU time and peak RSS of the child and the processes it started. */
   finished: () => Promise<{ code: number | null; usage: ProcessUsage }>;
 }
 
@@ -43,8 +47,22 @@ export function spawnMeasuredCli(args: string[], env: Record<string, string> = {
     finished: async () => {
       const code = await exited;
       if (code !== 0) throw new Error(`shopsnap ${args[0]} exited ${code}: ${stderr.slice(-2000)}`);
-      return { code, usage: JSON.parse(await readFile(usageFile, 'utf8')) as ProcessUsage };
+      const usage = totalUsage(await readFile(usageFile, 'utf8'));
+      await rm(usageFile, { force: true });
+      return { code, usage };
     },
+  };
+}
+
+function totalUsage(lines: string): ProcessUsage {
+  const each = lines
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { cpuSeconds: number; maxRssMb: number });
+  return {
+    cpuSeconds: each.reduce((sum, usage) => sum + usage.cpuSeconds, 0),
+    maxRssMb: Math.max(...each.map((usage) => usage.maxRssMb)),
+    processes: each.length,
   };
 }
 

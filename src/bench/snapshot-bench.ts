@@ -3,6 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_PREFIX } from '../shopify/resources.js';
 import { type ProcessUsage, spawnMeasuredCli, startSimulatorProcess } from './child-process.js';
+import { measureSnapshotFloor, type SnapshotFloor } from './snapshot-floor.js';
 
 export interface SnapshotBenchRun {
   orders: number;
@@ -11,8 +12,11 @@ export interface SnapshotBenchRun {
   backupCpuSecondsPer1000: number;
   jsonParseCpuSecondsPer1000: number;
   cpuRatio: number;
+  /** The backup: its CLI process and the Parquet converter it starts. */
   backup: ProcessUsage;
   simulator: ProcessUsage;
+  /** CPU seconds of the required steps at their cheapest, on this run's snapshot (see snapshot-floor.ts). */
+  floor: SnapshotFloor;
   /** One-minute load average when the backup started and when it ended (2 cores shared with other work). */
   load: { before: number; after: number };
 }
@@ -48,6 +52,7 @@ export async function runSnapshotBench(orders: number): Promise<SnapshotBenchRun
     const { usage } = await backup.finished();
     const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const loadAfter = loadavg()[0] as number;
+    const floor = await measureSnapshotFloor(out);
     const baseline = await jsonParseEveryOrderPage(sim.url, sim.token);
     const simulator = await sim.stop();
     if (baseline.records !== orders)
@@ -63,6 +68,7 @@ export async function runSnapshotBench(orders: number): Promise<SnapshotBenchRun
       cpuRatio: backupCpuSecondsPer1000 / jsonParseCpuSecondsPer1000,
       backup: usage,
       simulator,
+      floor,
       load: { before: loadBefore, after: loadAfter },
     };
   } finally {
@@ -94,30 +100,50 @@ async function jsonParseEveryOrderPage(url: string, token: string): Promise<{ re
 
 export function formatSnapshotBench(runs: SnapshotBenchRun[]): string {
   const lines = [
-    '| orders | wall s | orders/s | CPU s / 1k orders | JSON.parse CPU s / 1k | ratio (target ≤ 4) | backup peak RSS MB | simulator peak RSS MB | load (1 min) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...runs
-      .map((run) =>
-        [
-          run.orders.toLocaleString('en-US'),
-          run.wallSeconds.toFixed(1),
-          run.ordersPerSecond.toFixed(0),
-          run.backupCpuSecondsPer1000.toFixed(3),
-          run.jsonParseCpuSecondsPer1000.toFixed(4),
-          run.cpuRatio.toFixed(2),
-          run.backup.maxRssMb.toFixed(0),
-          run.simulator.maxRssMb.toFixed(0),
-          `${run.load.before.toFixed(2)} → ${run.load.after.toFixed(2)}`,
-        ].join(' | '),
-      )
-      .map((row) => `| ${row} |`),
+    '| orders | wall s | orders/s | CPU s / 1k orders | JSON.parse CPU s / 1k | ratio (target ≤ 4) | largest process peak RSS MB | processes | simulator peak RSS MB | load (1 min) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...runs.map((run) =>
+      row([
+        run.orders.toLocaleString('en-US'),
+        run.wallSeconds.toFixed(1),
+        run.ordersPerSecond.toFixed(0),
+        run.backupCpuSecondsPer1000.toFixed(3),
+        run.jsonParseCpuSecondsPer1000.toFixed(4),
+        run.cpuRatio.toFixed(2),
+        run.backup.maxRssMb.toFixed(0),
+        `${run.backup.processes}`,
+        run.simulator.maxRssMb.toFixed(0),
+        `${run.load.before.toFixed(2)} → ${run.load.after.toFixed(2)}`,
+      ]),
+    ),
+    '',
+    'Floor: CPU s per 1k orders that the required steps cost at their cheapest, on the same snapshot, as multiples of JSON.parse:',
+    '',
+    '| orders | JSON.parse | gzip -1 of NDJSON + raw text | re-read (count, sha256) | Parquet write from held rows | floor | floor ratio |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...runs.map((run) => {
+      const per1000 = (seconds: number) => (seconds / run.orders) * 1000;
+      const parts = [run.floor.gzip, run.floor.reread, run.floor.parquetWrite].map(per1000);
+      const floor = run.jsonParseCpuSecondsPer1000 + parts.reduce((sum, part) => sum + part, 0);
+      return row([
+        run.orders.toLocaleString('en-US'),
+        run.jsonParseCpuSecondsPer1000.toFixed(4),
+        ...parts.map((part) => part.toFixed(4)),
+        floor.toFixed(4),
+        (floor / run.jsonParseCpuSecondsPer1000).toFixed(2),
+      ]);
+    }),
   ];
   const [small, large] = runs;
   if (small !== undefined && large !== undefined) {
     lines.push(
       '',
-      `Backup peak RSS: ${small.backup.maxRssMb.toFixed(0)} MB at ${small.orders} orders, ${large.backup.maxRssMb.toFixed(0)} MB at ${large.orders} (ratio ${(large.backup.maxRssMb / small.backup.maxRssMb).toFixed(2)}, target ≤ 1.2; target ≤ 400 MB).`,
+      `Largest process peak RSS: ${small.backup.maxRssMb.toFixed(0)} MB at ${small.orders} orders, ${large.backup.maxRssMb.toFixed(0)} MB at ${large.orders} (ratio ${(large.backup.maxRssMb / small.backup.maxRssMb).toFixed(2)}, target ≤ 1.2; target ≤ 400 MB).`,
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.join(' | ')} |`;
 }

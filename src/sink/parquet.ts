@@ -40,10 +40,7 @@ export async function convertToParquet(
   const spill = join(outDir, `.duckdb-${randomBytes(6).toString('hex')}`);
   try {
     const rows = await withDuckDb({ ...options, tempDirectory: spill }, async (connection) => {
-      await connection.run(
-        `COPY (${readNdjsonSql(ndjson.path, table)}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, ` +
-          `ROW_GROUP_SIZE ${options.rowGroupSize ?? 100_000}, ROW_GROUP_SIZE_BYTES ${sqlString(options.rowGroupBytes ?? '16MB')})`,
-      );
+      await connection.run(`COPY (${readNdjsonSql(ndjson.path, table)}) TO ${sqlString(temp)} ${copyOptions(options)}`);
       return footerRows(connection, temp);
     });
     if (rows !== ndjson.rows) {
@@ -63,6 +60,14 @@ export async function convertToParquet(
   } finally {
     await rm(spill, { recursive: true, force: true });
   }
+}
+
+/** The options of DuckDB's COPY … TO that write our Parquet files. */
+export function copyOptions(options: ParquetOptions = {}): string {
+  return (
+    `(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${options.rowGroupSize ?? 100_000}, ` +
+    `ROW_GROUP_SIZE_BYTES ${sqlString(options.rowGroupBytes ?? '16MB')})`
+  );
 }
 
 /**
