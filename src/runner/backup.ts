@@ -45,8 +45,11 @@ export interface BackupOptions {
   parts?: Partial<PartPolicy>;
   /** Lease time-to-live (default LEASE_TTL_MS); tests shorten it to resume quickly after a killed run. */
   leaseTtlMs?: number;
-  /** Makes the run's Parquet converter (default: in this process; the CLI converts in a child process). */
-  parquetConverter?: () => ParquetConverter;
+  /**
+   * Converts the run's NDJSON parts to Parquet; the caller owns it (closes it), and backups may share one. Default: a
+   * converter in this process (the CLI converts in a child process).
+   */
+  parquetConverter?: ParquetConverter;
 }
 
 export interface BackupResult {
@@ -66,7 +69,6 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const lease = await acquireLease(options.storage, options.shop.key, { ttlMs: options.leaseTtlMs });
   const baseLogger = options.logger.child({ shop: options.shop.key });
   let staging: string | undefined;
-  const converter = (options.parquetConverter ?? inProcessConverter)();
   try {
     // Holding the lease, no other run uploads for this shop: unfinished uploads are a killed run's leftovers.
     const aborted = await options.storage.abortIncompleteUploads?.(`${options.shop.key}/`);
@@ -91,6 +93,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       onProgress: options.onProgress,
       logger,
     });
+    const converter = options.parquetConverter ?? inProcessConverter();
     const committer = new SnapshotCommitter({
       storage: options.storage,
       prefix,
@@ -173,8 +176,6 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     await discardCheckpoint(options.storage, options.shop.key, logger);
     return { manifest, location: `${options.storage.location}/${prefix}` };
   } finally {
-    // Before staging goes: a conversion still running there is stopped first.
-    await converter.close();
     if (staging !== undefined) {
       await rm(staging, { recursive: true, force: true });
       // The shop's and the root's staging folders go too once empty; another run's staging keeps them (rmdir fails).

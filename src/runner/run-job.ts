@@ -47,6 +47,7 @@ export async function runJob(options: {
   stagingRoot: string;
   logger: Logger;
   signal?: AbortSignal;
+  /** Shared by the shops' backups: one conversion at a time per worker. */
   parquetConverter?: BackupOptions['parquetConverter'];
 }): Promise<{ outcomes: ShopOutcome[]; summaryKey: string }> {
   const startedAt = new Date();

@@ -22,3 +22,5 @@ process.on('message', (request: ConversionRequest) => {
 });
 // The parent closed the channel or went away: nothing is left to answer to.
 process.on('disconnect', () => process.exit(0));
+// Ctrl-C signals the whole process group; the parent decides what an interruption means and then closes the channel.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);

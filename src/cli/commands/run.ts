@@ -3,9 +3,16 @@ import type { Argv, CommandModule } from 'yargs';
 import { type JobSpec, parseJobFile } from '../../runner/job-file.js';
 import { runJob, type ShopTarget } from '../../runner/run-job.js';
 import { parseShard, selectShard } from '../../runner/shard.js';
-import { childProcessConverter } from '../../sink/parquet-converter.js';
 import { createStorage } from '../../storage/index.js';
-import { FORMATS, interruptible, newCliLogger, parseList, parseResources, stagingRootFor } from '../backup-run.js';
+import {
+  FORMATS,
+  interruptible,
+  newCliLogger,
+  parseList,
+  parseResources,
+  stagingRootFor,
+  withConverterProcess,
+} from '../backup-run.js';
 import { EXIT } from '../exit-codes.js';
 import { describeFailure } from '../failure.js';
 import { type S3Flags, s3Options, s3SettingsFrom } from '../s3-flags.js';
@@ -74,17 +81,19 @@ export const runCommand: CommandModule<object, RunFlags> = {
       targets.flatMap((target) => (typeof target.token === 'string' ? [target.token] : [])),
     );
     const storage = await createStorage(job.out, s3SettingsFrom(flags, job.s3));
-    const { outcomes, summaryKey } = await interruptible((signal) =>
-      runJob({
-        job,
-        targets,
-        shard,
-        storage,
-        stagingRoot: stagingRootFor(job.out),
-        logger,
-        signal,
-        parquetConverter: childProcessConverter,
-      }),
+    const { outcomes, summaryKey } = await withConverterProcess((parquetConverter) =>
+      interruptible((signal) =>
+        runJob({
+          job,
+          targets,
+          shard,
+          storage,
+          stagingRoot: stagingRootFor(job.out),
+          logger,
+          signal,
+          parquetConverter,
+        }),
+      ),
     );
     if (flags.json) {
       process.stdout.write(
