@@ -52,7 +52,8 @@ export async function runSnapshotBench(orders: number): Promise<SnapshotBenchRun
     const { usage } = await backup.finished();
     const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     const loadAfter = loadavg()[0] as number;
-    const floor = await measureSnapshotFloor(out);
+    // The CLI prints the snapshot's location as its last line of stdout.
+    const floor = await measureSnapshotFloor(backup.stdout().trim().split('\n').at(-1) as string);
     const baseline = await jsonParseEveryOrderPage(sim.url, sim.token);
     const simulator = await sim.stop();
     if (baseline.records !== orders)

@@ -12,7 +12,6 @@ if (target !== undefined) {
     appendFileSync(
       target,
       `${JSON.stringify({
-        pid: process.pid,
         cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
         maxRssMb: usage.maxRSS / 1024,
       })}\n`,

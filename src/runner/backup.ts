@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
 import { crashPoint } from '../crash-point.js';
 import type { Logger } from '../log.js';
@@ -100,7 +99,6 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       staging,
       formats: options.formats,
       checkpoint,
-      conversions: new PQueue({ concurrency: 1 }),
       converter,
       logger,
       signal,

@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import type PQueue from 'p-queue';
 import { crashPoint } from '../crash-point.js';
 import { hashFile } from '../local-file.js';
 import type { Logger } from '../log.js';
@@ -49,8 +48,7 @@ export class SnapshotCommitter {
       staging: string;
       formats: readonly OutputFormat[];
       checkpoint: Checkpoint;
-      /** DuckDB conversions run one at a time across resources so memory stays bounded. */
-      conversions: PQueue;
+      /** Converts one part at a time, across resources and any backups sharing it, so memory stays bounded. */
       converter: ParquetConverter;
       logger: Logger;
       signal?: AbortSignal | undefined;
@@ -128,8 +126,7 @@ export class SnapshotCommitter {
       if (part.format === 'raw' || formats.includes('ndjson')) outputs.push(part);
       const table = tablesFor(resource).find((t) => t.name === part.table);
       if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
-        const { conversions, converter } = this.options;
-        outputs.push(await conversions.add(() => converter.convert(part, table, join(staging, 'parquet'))));
+        outputs.push(await this.options.converter.convert(part, table, join(staging, 'parquet')));
       }
       for (const output of outputs) {
         committed.files.push(await this.#upload(output));

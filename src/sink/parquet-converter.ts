@@ -8,9 +8,10 @@ import type { WrittenFile } from './written-file.js';
 /**
  * Turns finished NDJSON parts into Parquet parts (see convertToParquet). A backup holds one for its whole run.
  *
- * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): convert() resolves to the
- * Parquet part of the same rows, or rejects with the error convertToParquet gives (SinkError, LocalFileError for a
- * full disk); close() ends it, and a convert() after close() rejects with 'ERR_SINK_CLOSED'.
+ * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): conversions run one at a time,
+ * in call order, so DuckDB's memory is needed once; convert() resolves to the Parquet part of the same rows, or rejects
+ * with the error convertToParquet gives (SinkError, LocalFileError for a full disk); close() ends it, and a convert()
+ * after close() rejects with 'ERR_SINK_CLOSED'.
  */
 export interface ParquetConverter {
   convert(ndjson: WrittenFile, table: TableSchema, outDir: string): Promise<WrittenFile>;
@@ -23,11 +24,16 @@ export interface ParquetConverter {
  */
 export function inProcessConverter(): ParquetConverter {
   let closed = false;
+  let previous: Promise<unknown> = Promise.resolve();
   return {
-    async convert(ndjson, table, outDir) {
-      if (closed) throw closedError(ndjson);
-      const { convertToParquet } = await import('./parquet.js');
-      return convertToParquet(ndjson, table, outDir);
+    convert(ndjson, table, outDir) {
+      if (closed) return Promise.reject(closedError(ndjson));
+      const converted = previous.then(async () => {
+        const { convertToParquet } = await import('./parquet.js');
+        return convertToParquet(ndjson, table, outDir);
+      });
+      previous = converted.catch(() => undefined);
+      return converted;
     },
     async close() {
       closed = true;

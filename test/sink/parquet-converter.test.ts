@@ -42,8 +42,8 @@ describe.each(IMPLEMENTATIONS)('ParquetConverter %s', (_name, create, closeStops
   });
 
   /** Real order rows, ids past 2^53 included, as one finished NDJSON part. */
-  async function orderPart(count: number): Promise<{ part: WrittenFile; ids: string[] }> {
-    const writer = new TableWriter({ dir: join(dir, 'ndjson'), table: ORDERS });
+  async function orderPart(count: number, folder = 'ndjson'): Promise<{ part: WrittenFile; ids: string[] }> {
+    const writer = new TableWriter({ dir: join(dir, folder), table: ORDERS });
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const id = 9_007_199_254_740_993n + BigInt(i);
@@ -63,6 +63,16 @@ describe.each(IMPLEMENTATIONS)('ParquetConverter %s', (_name, create, closeStops
     expect(await hashFile(parquet.path)).toEqual({ sha256: parquet.sha256, bytes: parquet.bytes });
     const back = await readBack([parquet], ORDERS);
     expect(back.rows.map((row) => row.id)).toEqual(ids);
+  });
+
+  it('converts one part at a time, in call order: a small part waits for a large one', async () => {
+    const large = (await orderPart(2_000, 'large')).part;
+    const small = (await orderPart(1, 'small')).part;
+    const finished: string[] = [];
+    const first = converter.convert(large, ORDERS, join(dir, 'first')).then(() => finished.push('first'));
+    const second = converter.convert(small, ORDERS, join(dir, 'second')).then(() => finished.push('second'));
+    await Promise.all([first, second]);
+    expect(finished).toEqual(['first', 'second']);
   });
 
   it('rejects with the Parquet count error when the part holds other rows than claimed', async () => {
