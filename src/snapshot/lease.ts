@@ -76,15 +76,22 @@ export async function acquireLease(
     await storage.delete(key);
     await write(true);
   }
+  // One renewal at a time; release waits for it, or a renewal landing after the delete would leave the lease behind.
+  let renewing: Promise<void> | undefined;
   const renewal = setInterval(() => {
-    write(false).catch(() => {
-      // A failed renewal is retried at the next tick; the lease outlives a few missed ones.
-    });
+    renewing ??= write(false)
+      .catch(() => {
+        // A failed renewal is retried at the next tick; the lease outlives a few missed ones.
+      })
+      .finally(() => {
+        renewing = undefined;
+      });
   }, ttl / 3);
   renewal.unref();
   return {
     async release() {
       clearInterval(renewal);
+      await renewing;
       const held = await readLease(storage, key);
       if (held?.owner === owner) await storage.delete(key);
     },

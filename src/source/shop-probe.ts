@@ -50,7 +50,6 @@ export async function probeShop(options: {
   }
 }
 
-/** A probe only orders the shops: a shop that takes longer to count is started without an estimate. */
 /**
  * How long the crawl of a probed shop will take at least: the fluid model the crawl plans its windows with
  * (chain-plan.ts) over its minimum requests, with `depth` chains, the bucket's room and Shopify's tier leak. A shop
@@ -73,4 +72,5 @@ export function expectedCrawlMs(probe: ShopProbe, depth: number): number {
   );
 }
 
+/** A probe only orders the shops: a shop that takes longer to count is started without an estimate. */
 const PROBE_TIMEOUT_MS = 10_000;

@@ -80,22 +80,29 @@ export class LocalDirStorage implements Storage {
 
   /**
    * A killed run leaves its half-copied temp files behind: the local counterpart of unfinished multipart uploads.
-   * They are never listed, so without this sweep they would keep an abandoned snapshot's folder alive.
+   * They are never listed, so without this sweep they would keep an abandoned snapshot's folder alive; so would the
+   * empty folders of copies killed before their temp file existed, which go too. Returns the temp files removed.
    */
   async abortIncompleteUploads(prefix: string): Promise<number> {
     let removed = 0;
-    for await (const path of walk(this.#prefixPath(prefix))) {
+    const top = this.#prefixPath(prefix);
+    for await (const path of walk(top)) {
       if (!path.endsWith(TEMP_SUFFIX)) continue;
       await this.#remove(path);
       removed += 1;
     }
+    if (await removeEmptyFolders(top)) await this.#pruneFrom(top);
     return removed;
   }
 
   async #remove(path: string): Promise<void> {
     await rm(path, { force: true });
-    // Like a bucket, a directory tree has no folders of its own: the ones a delete empties go too.
-    for (let dir = dirname(path); dir !== this.#root && dir.startsWith(this.#root); dir = dirname(dir)) {
+    await this.#pruneFrom(dirname(path));
+  }
+
+  /** Like a bucket, a directory tree has no folders of its own: the ones a delete empties go too. */
+  async #pruneFrom(start: string): Promise<void> {
+    for (let dir = start; dir !== this.#root && dir.startsWith(this.#root); dir = dirname(dir)) {
       try {
         await rmdir(dir);
       } catch {
@@ -187,6 +194,34 @@ async function* walk(dir: string): AsyncIterable<string> {
     if (entry.isDirectory()) yield* walk(path);
     else if (entry.isFile()) yield path;
   }
+}
+
+/** Removes the folders under `dir` that hold no file, deepest first; true when `dir` itself holds none. */
+async function removeEmptyFolders(dir: string): Promise<boolean> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return false;
+    throw error;
+  }
+  let empty = true;
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    // A folder filled meanwhile (ENOTEMPTY) belongs to a live writer: it stays.
+    const removed =
+      entry.isDirectory() &&
+      (await removeEmptyFolders(path)) &&
+      (await rmdir(path).then(
+        () => true,
+        (error: unknown) => {
+          if (isErrno(error, 'ENOTEMPTY')) return false;
+          throw error;
+        },
+      ));
+    if (!removed) empty = false;
+  }
+  return empty;
 }
 
 export function isErrno(error: unknown, code: string): boolean {

@@ -109,11 +109,15 @@ describe('a fleet of 30 shops on 3 workers into one S3 bucket', () => {
       }
     }
 
+    // A missing snapshot is explained by what its worker reported of the shop, or by the worker's exit.
+    const reported = new Map(summaries.flatMap((summary) => summary.shops.map((entry) => [entry.shop, entry])));
+    const exits = workers.map((worker) => worker.code).join(', ');
     const verifications = new PQueue({ concurrency: 3 });
     const verified: Promise<CliResult>[] = [];
     for (const shop of fleet) {
       const found = snapshots.get(shop.key) ?? [];
-      expect(found, shop.url).toHaveLength(shop.healthy ? 1 : 0);
+      const outcome = JSON.stringify(reported.get(shop.key) ?? `in no summary; workers exited ${exits}`);
+      expect(found, `${shop.url}: ${outcome}`).toHaveLength(shop.healthy ? 1 : 0);
       const [prefix] = found;
       if (prefix === undefined || shop.simulated === undefined) continue;
       const manifest = parseManifest(await readObjectText(storage, `${prefix}/${MANIFEST_NAME}`), prefix);

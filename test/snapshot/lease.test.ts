@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLease, LeaseHeldError } from '../../src/snapshot/lease.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
+import type { Storage } from '../../src/storage/storage.js';
 
 let root: string;
 let storage: LocalDirStorage;
@@ -80,5 +81,40 @@ describe('acquireLease', () => {
     await stale.release();
     expect(JSON.parse(await readFile(join(root, 'shop-a', 'lease.json'), 'utf8')).owner).toBe(owner);
     await current.release();
+  });
+
+  it('leaves no lease behind when released while a renewal is still being written', async () => {
+    let renewalStarted: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      renewalStarted = resolve;
+    });
+    let finishRenewal: () => void = () => undefined;
+    const renewalGate = new Promise<void>((resolve) => {
+      finishRenewal = resolve;
+    });
+    let renewalWritten: Promise<unknown> = Promise.resolve();
+    const slowRenewals: Storage = {
+      location: storage.location,
+      putFile: (...args) => storage.putFile(...args),
+      head: (key) => storage.head(key),
+      get: (key) => storage.get(key),
+      list: (prefix) => storage.list(prefix),
+      delete: (key) => storage.delete(key),
+      putBytes: (key, body, options) => {
+        if (options.ifNoneMatch === true) return storage.putBytes(key, body, options);
+        renewalStarted();
+        const written = renewalGate.then(() => storage.putBytes(key, body, options));
+        renewalWritten = written;
+        return written;
+      },
+    };
+    const lease = await acquireLease(slowRenewals, 'shop-a', { ttlMs: 30 });
+    await started;
+    const released = lease.release();
+    // The renewal lands only after release had time to remove the lease, unless release waits for it.
+    setTimeout(finishRenewal, 50);
+    await released;
+    await renewalWritten;
+    expect(await storage.head('shop-a/lease.json')).toBeUndefined();
   });
 });

@@ -45,4 +45,26 @@ describe('LocalDirStorage.abortIncompleteUploads', () => {
     expect(await storage.abortIncompleteUploads('')).toBe(1);
     expect(await listed('')).toEqual(['shop/snap-2/other.json']);
   });
+
+  it('removes the empty folders a copy killed before its temp file existed left under the prefix', async () => {
+    const root = join(base, 'killed-before-temp');
+    const storage = new LocalDirStorage(root);
+    const body = new TextEncoder().encode('{}');
+    await storage.putBytes('shop/snap-1/ndjson/orders/part-0.ndjson.gz', body, { sha256: sha256(body) });
+    await storage.putBytes('shop/snap-2/kept.json', body, { sha256: sha256(body) });
+    // A copy makes its folder first; SIGKILL before the temp file leaves the folder alone.
+    await mkdir(join(root, 'shop', 'snap-1', 'parquet', 'orders'), { recursive: true });
+    await mkdir(join(root, 'shop', 'snap-2', 'parquet', 'orders'), { recursive: true });
+
+    expect(await storage.abortIncompleteUploads('shop/snap-1/')).toBe(0);
+    expect(existsSync(join(root, 'shop', 'snap-1', 'parquet'))).toBe(false);
+    expect(existsSync(join(root, 'shop', 'snap-2', 'parquet', 'orders'))).toBe(true);
+    // Removing the last object then removes the snapshot's folder, as a bucket has no folders of its own.
+    await storage.delete('shop/snap-1/ndjson/orders/part-0.ndjson.gz');
+    expect(existsSync(join(root, 'shop', 'snap-1'))).toBe(false);
+
+    expect(await storage.abortIncompleteUploads('shop/')).toBe(0);
+    expect(existsSync(join(root, 'shop', 'snap-2', 'parquet'))).toBe(false);
+    expect(existsSync(join(root, 'shop', 'snap-2', 'kept.json'))).toBe(true);
+  });
 });
