@@ -75,29 +75,22 @@ export class LocalDirStorage implements Storage {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#remove(this.#pathOf(key));
+    const path = this.#pathOf(key);
+    await rm(path, { force: true });
+    await this.#pruneFrom(dirname(path));
   }
 
   /**
    * A killed run leaves its half-copied temp files behind: the local counterpart of unfinished multipart uploads.
    * They are never listed, so without this sweep they would keep an abandoned snapshot's folder alive; so would the
-   * empty folders of copies killed before their temp file existed, which go too. Returns the temp files removed.
+   * empty folders of copies killed before their temp file existed, which go too (in the same pass). Returns the temp
+   * files removed.
    */
   async abortIncompleteUploads(prefix: string): Promise<number> {
-    let removed = 0;
     const top = this.#prefixPath(prefix);
-    for await (const path of walk(top)) {
-      if (!path.endsWith(TEMP_SUFFIX)) continue;
-      await this.#remove(path);
-      removed += 1;
-    }
-    if (await removeEmptyFolders(top)) await this.#pruneFrom(top);
+    const { removed, empty } = await sweepKilledCopies(top);
+    if (empty) await this.#pruneFrom(top);
     return removed;
-  }
-
-  async #remove(path: string): Promise<void> {
-    await rm(path, { force: true });
-    await this.#pruneFrom(dirname(path));
   }
 
   /** Like a bucket, a directory tree has no folders of its own: the ones a delete empties go too. */
@@ -196,32 +189,45 @@ async function* walk(dir: string): AsyncIterable<string> {
   }
 }
 
-/** Removes the folders under `dir` that hold no file, deepest first; true when `dir` itself holds none. */
-async function removeEmptyFolders(dir: string): Promise<boolean> {
+/**
+ * Removes, deepest first, the temp files under `dir` and the folders left holding nothing else. Returns the temp files
+ * removed, and whether `dir` itself is now empty.
+ */
+async function sweepKilledCopies(dir: string): Promise<{ removed: number; empty: boolean }> {
   let entries: import('node:fs').Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return false;
+    if (isErrno(error, 'ENOENT')) return { removed: 0, empty: false };
     throw error;
   }
+  let removed = 0;
   let empty = true;
   for (const entry of entries) {
     const path = join(dir, entry.name);
-    // A folder filled meanwhile (ENOTEMPTY) belongs to a live writer: it stays.
-    const removed =
-      entry.isDirectory() &&
-      (await removeEmptyFolders(path)) &&
-      (await rmdir(path).then(
-        () => true,
-        (error: unknown) => {
-          if (isErrno(error, 'ENOTEMPTY')) return false;
-          throw error;
-        },
-      ));
-    if (!removed) empty = false;
+    if (entry.isFile() && entry.name.endsWith(TEMP_SUFFIX)) {
+      await rm(path, { force: true });
+      removed += 1;
+    } else if (entry.isDirectory()) {
+      const inner = await sweepKilledCopies(path);
+      removed += inner.removed;
+      if (!(inner.empty && (await removeFolderIfEmpty(path)))) empty = false;
+    } else {
+      empty = false;
+    }
   }
-  return empty;
+  return { removed, empty };
+}
+
+/** False when the folder was filled meanwhile (ENOTEMPTY): it belongs to a live writer and stays. */
+async function removeFolderIfEmpty(path: string): Promise<boolean> {
+  try {
+    await rmdir(path);
+    return true;
+  } catch (error) {
+    if (isErrno(error, 'ENOTEMPTY')) return false;
+    throw error;
+  }
 }
 
 export function isErrno(error: unknown, code: string): boolean {
