@@ -1,6 +1,6 @@
-import { readObjectText, type Storage } from '../storage/storage.js';
-import { MANIFEST_NAME, type Manifest, parseManifest } from './manifest.js';
-import { isSnapshotId } from './snapshot-id.js';
+import type { Storage } from '../storage/storage.js';
+import { completeSnapshots, listSnapshots } from './catalog.js';
+import type { Manifest } from './manifest.js';
 
 /** The newest complete snapshot of the shop older than `beforeId`, or undefined. */
 export async function findPreviousManifest(
@@ -8,19 +8,10 @@ export async function findPreviousManifest(
   shopKey: string,
   beforeId: string,
 ): Promise<Manifest | undefined> {
-  const ids: string[] = [];
-  for await (const object of storage.list(`${shopKey}/`)) {
-    const [, id, name, ...rest] = object.key.split('/');
-    if (id !== undefined && name === MANIFEST_NAME && rest.length === 0 && isSnapshotId(id) && id < beforeId) {
-      ids.push(id);
-    }
-  }
-  for (const id of ids.sort().reverse()) {
-    const key = `${shopKey}/${id}/${MANIFEST_NAME}`;
-    const manifest = parseManifest(await readObjectText(storage, key), `${storage.location}/${key}`);
-    if (manifest.status === 'complete') return manifest;
-  }
-  return undefined;
+  const entries = await listSnapshots({ storage, scope: { kind: 'shop', shop: shopKey } });
+  return completeSnapshots(entries)
+    .filter((entry) => entry.id < beforeId)
+    .at(-1)?.manifest;
 }
 
 /**
