@@ -17,7 +17,7 @@ import { EXIT } from '../exit-codes.js';
 import { describeFailure } from '../failure.js';
 import { type S3Flags, s3Options, s3SettingsFrom } from '../s3-flags.js';
 import { parseShopAddress } from '../shop-address.js';
-import { resolveToken } from '../token.js';
+import { jobShopToken } from '../token.js';
 import { UsageError } from '../usage-error.js';
 
 interface RunFlags extends S3Flags {
@@ -61,21 +61,13 @@ export const runCommand: CommandModule<object, RunFlags> = {
     const job = applyOverrides(parseJobFile(await readJobText(flags.job), flags.job), flags);
     const shard = parseShard(flags.shard);
     const shops = selectShard(job.shops, shard, (entry) => parseShopAddress(entry.shop).key);
-    const targets: ShopTarget[] = [];
-    for (const entry of shops) {
-      const token = await resolveToken({
-        token:
-          entry.tokenEnv === undefined
-            ? job.shops.length === 1
-              ? flags.token
-              : undefined
-            : process.env[entry.tokenEnv],
-        tokenFile: entry.tokenFile ?? (job.shops.length === 1 ? flags.tokenFile : undefined),
-      }).catch((error: Error) => {
-        throw new UsageError(`${flags.job}: shop ${entry.shop}: ${error.message}`);
-      });
-      targets.push({ shop: parseShopAddress(entry.shop), token });
-    }
+    // A shop whose token cannot be had fails alone, after the others ran: one missing secret must not stop a worker.
+    const targets: ShopTarget[] = await Promise.all(
+      shops.map(async (entry) => ({
+        shop: parseShopAddress(entry.shop),
+        token: await jobShopToken(entry, job.shops.length === 1 ? flags : undefined).catch((error: Error) => error),
+      })),
+    );
     const logger = newCliLogger(
       flags,
       targets.flatMap((target) => (typeof target.token === 'string' ? [target.token] : [])),
