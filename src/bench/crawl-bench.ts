@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Shopify from 'shopify-api-node';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
+import { uniformLatency } from '../simulator/index.js';
 import { openShopSession } from '../source/index.js';
 import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
 
@@ -11,13 +12,14 @@ import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
  * building pages on demand costs the shop about 7 s of CPU per crawl, which on a small machine competes with the
  * crawler and stretches answers past the configured latency the bound assumes.
  */
+const LATENCY = { baseMs: 300, perRecordMs: 0.5 };
 const SHOP = {
   seed: 7,
   products: 10_000,
   customers: 15_000,
   orders: 25_000,
   bigIdShare: 0.01,
-  latency: { baseMs: 300, perRecordMs: 0.5 },
+  latency: uniformLatency(LATENCY.baseMs, LATENCY.perRecordMs),
   prerender: true,
 } as const;
 const RATE = { bucket: 40, leakPerSecond: 20 };
@@ -138,13 +140,13 @@ function line(text: string): void {
 export async function runCrawlBench(): Promise<CrawlBenchResult> {
   line(
     `crawl bench: ${SHOP.products + SHOP.customers + SHOP.orders} records, bucket ${RATE.bucket} @ ${RATE.leakPerSecond}/s, ` +
-      `${SHOP.latency.baseMs} ms + ${SHOP.latency.perRecordMs} ms/record, depth ${DEPTH}`,
+      `${LATENCY.baseMs} ms + ${LATENCY.perRecordMs} ms/record, depth ${DEPTH}`,
   );
   const shop = await startSimChild({ ...SHOP, rate: RATE });
   const ours = await crawlShopsnap(shop);
   const served = await shop.stop();
   const counts = RESOURCES.map((resource) => shop.counts[resource]);
-  const minimum = minimumCrawl(counts, PAGE_LIMIT, SHOP.latency);
+  const minimum = minimumCrawl(counts, PAGE_LIMIT, LATENCY);
   const rate = { bucket: RATE.bucket, leakPerSecond: RATE.leakPerSecond, depth: DEPTH };
   const boundMs = scheduleFinishMs({ ...minimum, ...rate });
   const latencies = [...minimum.latenciesMs, ...minimum.closing.map((closing) => closing.latencyMs)];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ShopOptions } from '../simulator/index.js';
-import { RATE_PRESETS, type RatePreset } from '../simulator/index.js';
+import { RATE_PRESETS, type RatePreset, uniformLatency } from '../simulator/index.js';
 import { type ProcessUsage, spawnMeasuredCli } from './child-process.js';
 import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
 
@@ -55,7 +55,13 @@ export function fleetOptions(): (ShopOptions & { rate: RatePreset })[] {
         ? { products: 2_500, customers: 12_500, orders: 5_000 }
         : { products: 20 * scale, customers: 60 * scale, orders: 40 * scale };
     const rate = i === SLOWEST ? 'standard' : (RATES[i % 3] as RatePreset);
-    return { seed: i + 1, ...size, rate, latency: LATENCY, prerender: true };
+    return {
+      seed: i + 1,
+      ...size,
+      rate,
+      latency: uniformLatency(LATENCY.baseMs, LATENCY.perRecordMs),
+      prerender: true,
+    };
   });
 }
 

@@ -6,6 +6,7 @@ import { FILTERS, FilterError, type Filters, parseFilters } from './filters.js';
 import { orderIndicesOfCustomer } from './generate/context.js';
 import { customerIndexFromEmail } from './generate/customer.js';
 import type { AnyFacts, CustomerFacts, OrderFacts } from './generate/facts.js';
+import { productShape } from './generate/product.js';
 import type { SortSpec } from './models.js';
 import { decodePageInfo, encodePageInfo } from './page-info.js';
 import { countView, readPage, type SortKey, type View } from './paging.js';
@@ -203,6 +204,8 @@ export function handleList(state: ShopState, resource: ResourceName, request: Si
     records: parts.length,
     faultable: true,
   };
+  if (resource === 'products' && state.options.latency.perVariantMs > 0)
+    reply.variants = variantsOf(state, page.entries);
   const first = page.entries[0];
   const last = page.entries[page.entries.length - 1];
   const links: string[] = [];
@@ -230,6 +233,16 @@ export function handleList(state: ShopState, resource: ResourceName, request: Si
     if (state.faults.options.linkOrigin !== undefined) state.injected('linkOrigin');
   }
   return reply;
+}
+
+/** Variants of the products on a page: generated ones from their shape, without building the records. */
+function variantsOf(state: ShopState, entries: readonly Entry<AnyFacts>[]): number {
+  let variants = 0;
+  for (const entry of entries) {
+    const listed = entry.record?.variants;
+    variants += Array.isArray(listed) ? listed.length : productShape(state.ctx, entry.facts.index).variants.length;
+  }
+  return variants;
 }
 
 /** GET products/count.json, customers/count.json, orders/count.json. */

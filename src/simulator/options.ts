@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonObject } from '../shopify/json.js';
+import { LATENCY_PRESETS, type LatencyModel, type LatencyOptions } from './latency.js';
 import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
 
 export type { RatePreset } from './rate-limit.js';
@@ -78,10 +79,10 @@ export interface ShopOptions {
   /** @default 'unlimited' */
   rate?: RatePreset | BucketShape;
   /**
-   * Response time, counted from the request's arrival: `baseMs + perRecordMs × records in the body`; the shop's own
-   * work happens inside it. @default { baseMs: 0, perRecordMs: 0 }
+   * Response times per kind of request (see LatencyModel), counted from the request's arrival; the shop's own work
+   * happens inside them. 'realistic' follows live-shop.md §6b. @default 'none'
    */
-  latency?: { baseMs: number; perRecordMs: number };
+  latency?: LatencyOptions;
   /** Share (0..1) of products, customers and orders whose ids (and their children's) are above 2^53. @default 0 */
   bigIdShare?: number;
   /** The accepted `X-Shopify-Access-Token`. @default a random 'shpat_…' string */
@@ -111,7 +112,7 @@ export interface ResolvedShopOptions {
   seed: number;
   sizes: { products: number; customers: number; orders: number };
   rate: BucketShape;
-  latency: { baseMs: number; perRecordMs: number };
+  latency: LatencyModel;
   bigIdShare: number;
   token: string;
   port: number;
@@ -156,7 +157,7 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
       orders: size('orders', options.orders, 100),
     },
     rate,
-    latency: options.latency ?? { baseMs: 0, perRecordMs: 0 },
+    latency: resolveLatency(options.latency),
     bigIdShare,
     token: options.token ?? `shpat_${randomBytes(16).toString('hex')}`,
     port: options.port ?? 0,
@@ -166,4 +167,36 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     tls: options.tls,
     prerender: options.prerender ?? false,
   };
+}
+
+function resolveLatency(options: LatencyOptions = 'none'): LatencyModel {
+  if (typeof options === 'string') {
+    const preset = Object.hasOwn(LATENCY_PRESETS, options) ? LATENCY_PRESETS[options] : undefined;
+    if (!preset) throw new ShopOptionsError(`simulated shop: unknown latency ${JSON.stringify(options)}`);
+    return preset;
+  }
+  const none = LATENCY_PRESETS.none;
+  // Options often arrive as JSON (a benchmark's child shop): a misspelt or old field must not silently mean 0.
+  const unknown = Object.keys(options).find((name) => !Object.hasOwn(none, name));
+  const perRecord = options.perRecordMs ?? {};
+  const unknownResource = Object.keys(perRecord).find((name) => !Object.hasOwn(none.perRecordMs, name));
+  if (unknown !== undefined || typeof perRecord !== 'object' || unknownResource !== undefined) {
+    throw new ShopOptionsError(
+      `simulated shop: latency ${unknown ?? `perRecordMs.${unknownResource ?? ''}`} is not a latency field (${Object.keys(none).join(', ')}; perRecordMs per resource)`,
+    );
+  }
+  const model: LatencyModel = { ...none, ...options, perRecordMs: { ...none.perRecordMs, ...options.perRecordMs } };
+  const numbers = [
+    ...Object.entries(model).filter((entry): entry is [string, number] => typeof entry[1] === 'number'),
+    ...Object.entries(model.perRecordMs).map(([resource, ms]): [string, number] => [`perRecordMs.${resource}`, ms]),
+  ];
+  for (const [name, value] of numbers) {
+    if (!(Number.isFinite(value) && value >= 0)) {
+      throw new ShopOptionsError(`simulated shop: latency ${name} must be a finite number ≥ 0, got ${value}`);
+    }
+  }
+  if (model.stallShare > 1) {
+    throw new ShopOptionsError(`simulated shop: latency stallShare must be within 0..1, got ${model.stallShare}`);
+  }
+  return model;
 }

@@ -94,5 +94,6 @@ export const STREAM = {
   idJitter: 42,
   faults: 51,
   churn: 52,
+  latency: 53,
   token: 61,
 } as const;

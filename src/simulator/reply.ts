@@ -24,6 +24,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Records in the body, for the per-record latency. */
   records: number;
+  /** Variants of the products in the body, for the per-variant latency. */
+  variants?: number;
   /** List and count replies are where faults are injected. */
   faultable?: boolean;
 }

@@ -12,8 +12,8 @@ import { createProduct, createVariant, deleteProduct, updateProduct } from './wr
 export interface Route {
   /** For stats: method and path with ids replaced, e.g. `GET /orders/{id}.json`. */
   label: string;
-  /** Lists and counts are where faults strike; lists also drive churn. */
-  kind: 'list' | 'count' | 'other';
+  /** Sets the response time; lists and counts are where faults strike, and lists drive churn. */
+  kind: 'list' | 'count' | 'single' | 'write';
   resource: ResourceName;
   run(state: ShopState, request: SimRequest): Reply;
 }
@@ -54,7 +54,7 @@ export function matchRoute(method: string, path: string): Route | undefined {
     if (method === 'GET') return route('.json', 'list', (s, r) => handleList(s, resource, r, { kind: 'all' }));
     if (method === 'POST') {
       const create = { products: createProduct, customers: createCustomer, orders: createOrder }[resource];
-      return route('.json', 'other', create);
+      return route('.json', 'write', create);
     }
     return undefined;
   }
@@ -66,21 +66,21 @@ export function matchRoute(method: string, path: string): Route | undefined {
   }
   if (id === undefined) return undefined;
   if (action === undefined) {
-    if (method === 'GET') return route('/{id}.json', 'other', (s, r) => showOne(s, resource, r, id));
+    if (method === 'GET') return route('/{id}.json', 'single', (s, r) => showOne(s, resource, r, id));
     if (method === 'PUT') {
       const update = { products: updateProduct, customers: updateCustomer, orders: updateOrder }[resource];
-      return route('/{id}.json', 'other', (s, r) => update(s, r, id));
+      return route('/{id}.json', 'write', (s, r) => update(s, r, id));
     }
     if (method === 'DELETE') {
       const remove = { products: deleteProduct, customers: deleteCustomer, orders: deleteOrder }[resource];
-      return route('/{id}.json', 'other', (s) => remove(s, id));
+      return route('/{id}.json', 'write', (s) => remove(s, id));
     }
     return undefined;
   }
   const key = `${method} ${resource}/${action}`;
   switch (key) {
     case 'POST products/variants':
-      return route('/{id}/variants.json', 'other', (s, r) => createVariant(s, r, id));
+      return route('/{id}/variants.json', 'write', (s, r) => createVariant(s, r, id));
     case 'GET customers/orders':
       return {
         ...route('/{id}/orders.json', 'list', (s, r) => {
@@ -90,15 +90,15 @@ export function matchRoute(method: string, path: string): Route | undefined {
         resource: 'orders',
       };
     case 'POST customers/account_activation_url':
-      return route('/{id}/account_activation_url.json', 'other', (s) => activationUrl(s, id));
+      return route('/{id}/account_activation_url.json', 'write', (s) => activationUrl(s, id));
     case 'POST customers/send_invite':
-      return route('/{id}/send_invite.json', 'other', (s, r) => sendInvite(s, r, id));
+      return route('/{id}/send_invite.json', 'write', (s, r) => sendInvite(s, r, id));
     case 'POST orders/cancel':
-      return route('/{id}/cancel.json', 'other', (s, r) => cancelOrder(s, r, id));
+      return route('/{id}/cancel.json', 'write', (s, r) => cancelOrder(s, r, id));
     case 'POST orders/close':
-      return route('/{id}/close.json', 'other', (s) => setClosed(s, id, true));
+      return route('/{id}/close.json', 'write', (s) => setClosed(s, id, true));
     case 'POST orders/open':
-      return route('/{id}/open.json', 'other', (s) => setClosed(s, id, false));
+      return route('/{id}/open.json', 'write', (s) => setClosed(s, id, false));
     default:
       return undefined;
   }

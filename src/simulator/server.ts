@@ -9,6 +9,7 @@ import { churn } from './churn.js';
 import { ERRORS } from './errors.js';
 import { countBodyFault, faultReply } from './fault-replies.js';
 import type { FaultDecision } from './faults.js';
+import { type LatencyKind, medianLatencyMs } from './latency.js';
 import { type FaultOptions, type InjectedFaults, resolveShopOptions, type ShopOptions } from './options.js';
 import { errorReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { matchRoute } from './router.js';
@@ -91,6 +92,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const arrivedMs = performance.now();
+    const luck = state.latency.next();
     state.stats.requests++;
     const text = await readBody(request);
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -104,11 +106,18 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     const label = (routeLabel: string) => {
       state.stats.byPath[routeLabel] = (state.stats.byPath[routeLabel] ?? 0) + 1;
     };
+    let kind: LatencyKind = 'rejected';
+    let resource: ResourceName | undefined;
     // The latency is the shop's response time, counted from the request's arrival: the simulator's own work of
-    // building the page happens inside it, as a real shop's does, instead of adding to it.
+    // building the page happens inside it, as a real shop's does, instead of adding to it. Every 429 is answered fast.
     const finish = async (reply: Reply, fault?: FaultDecision) => {
-      const latency = resolved.latency.baseMs + resolved.latency.perRecordMs * reply.records;
-      const wait = arrivedMs + latency - performance.now();
+      const median = medianLatencyMs(resolved.latency, {
+        kind: reply.status === 429 ? 'rejected' : kind,
+        resource,
+        records: reply.records,
+        variants: reply.variants,
+      });
+      const wait = arrivedMs + median * luck.factor + luck.stallMs - performance.now();
       if (wait > 0) await sleep(wait);
       await send(response, reply.status, { ...headers, ...reply.headers }, reply.text, fault);
     };
@@ -138,7 +147,9 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       const route = matchRoute(method, path);
       if (!route) throw new ReplyError(ERRORS.notFound());
       label(route.label);
-      if (route.kind !== 'other') {
+      kind = route.kind;
+      resource = route.resource;
+      if (route.kind === 'list' || route.kind === 'count') {
         fault = state.faults.decide({ kind: route.kind, pageInfo: url.searchParams.has('page_info') });
         const answered = faultReply(state, fault, `${url.pathname}${url.search}`, bucket, headers);
         if (answered) return finish(answered);

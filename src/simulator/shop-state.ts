@@ -3,6 +3,7 @@ import type { ResourceName } from '../shopify/resources.js';
 import { FaultPlan } from './faults.js';
 import { createContext, type GenContext } from './generate/context.js';
 import type { AnyFacts, BaseFacts, CustomerFacts, OrderFacts, ProductFacts } from './generate/facts.js';
+import { LatencyDraws } from './latency.js';
 import { customerModel, orderModel, productModel, type ResourceModel, withUnknownFields } from './models.js';
 import type { FaultOptions, InjectedFaults, ResolvedShopOptions } from './options.js';
 import { LeakyBucket } from './rate-limit.js';
@@ -21,6 +22,7 @@ export class ShopState {
   readonly ctx: GenContext;
   readonly stores: Stores;
   faults: FaultPlan;
+  readonly latency: LatencyDraws;
   private readonly buckets = new Map<string, LeakyBucket>();
   private readonly memo = new Map<string, unknown>();
   private readonly lasting = new Map<string, unknown>();
@@ -46,6 +48,7 @@ export class ShopState {
     };
     if (options.prerender) for (const store of Object.values(this.stores)) store.prerender();
     this.faults = new FaultPlan(options.faults, options.seed);
+    this.latency = new LatencyDraws(options.latency, options.seed);
   }
 
   store(resource: ResourceName): ResourceStore<AnyFacts> {

@@ -4,7 +4,7 @@ import { platform, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { lastLine, runCli, startCli } from '../helpers/cli.js';
 import { filesUnder } from '../helpers/snapshot-files.js';
 import { startStatusShop } from '../helpers/status-shop.js';
@@ -213,7 +213,7 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
         customers: 10,
         products: 10,
         token: CANARY,
-        latency: { baseMs: 20, perRecordMs: 0.5 },
+        latency: uniformLatency(20, 0.5),
       });
       try {
         const run = startCli(

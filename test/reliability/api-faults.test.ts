@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { RESOURCES } from '../../src/shopify/resources.js';
-import { type FaultOptions, type InjectedFaults, type RunningShop, startShop } from '../../src/simulator/index.js';
+import {
+  type FaultOptions,
+  type InjectedFaults,
+  type RunningShop,
+  startShop,
+  uniformLatency,
+} from '../../src/simulator/index.js';
 import { type CliResult, failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { manifestsUnder, rawIds } from '../helpers/snapshot-files.js';
 
@@ -40,7 +46,7 @@ async function backupWith(name: string, faults: FaultOptions, rate: 'unlimited' 
     bigIdShare: 0.1,
     token: TOKEN,
     rate,
-    latency: { baseMs: 5, perRecordMs: 0 },
+    latency: uniformLatency(5),
     faults,
   });
   const out = join(work, name);

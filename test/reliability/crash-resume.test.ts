@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrashPoint } from '../../src/crash-point.js';
-import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { lastLine, runCli } from '../helpers/cli.js';
 import { filesUnder, manifestsUnder, rawIds } from '../helpers/snapshot-files.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
     orders: 2400,
     token: TOKEN,
     bigIdShare: 0.2,
-    latency: { baseMs: 30, perRecordMs: 0 },
+    latency: uniformLatency(30),
   });
   work = await mkdtemp(join(tmpdir(), 'shopsnap-crash-'));
 });

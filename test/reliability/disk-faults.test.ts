@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { type CliOptions, failureLine, runCli } from '../helpers/cli.js';
 import { onFullDisk } from '../helpers/full-disk.js';
 import { filesUnder, manifestsUnder } from '../helpers/snapshot-files.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
     customers: 300,
     orders: 2000,
     token: TOKEN,
-    latency: { baseMs: 50, perRecordMs: 1 },
+    latency: uniformLatency(50, 1),
   });
   work = await mkdtemp(join(tmpdir(), 'shopsnap-disk-'));
   // A user without root's privileges must be able to reach the folders below (see `unprivileged`).

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { type FaultOptions, type RunningShop, type ShopOptions, startShop } from '../../src/simulator/index.js';
+import {
+  type FaultOptions,
+  type RunningShop,
+  type ShopOptions,
+  startShop,
+  uniformLatency,
+} from '../../src/simulator/index.js';
 import { type CliResult, failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { BUCKET, s3rverCliFlags } from '../helpers/s3-fixture.js';
 import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
@@ -231,7 +237,7 @@ describe.concurrent('canary credentials appear in no output and no file', { time
 
   it('a backup to S3 failing mid-run as the shop freezes (402), after parts were uploaded', async () => {
     // Two requests in flight and slow pages keep the crawl going for seconds; the shop freezes once a part is in S3.
-    const shop = await shopWith({ orders: 5000, latency: { baseMs: 150, perRecordMs: 0 } });
+    const shop = await shopWith({ orders: 5000, latency: uniformLatency(150) });
     try {
       const running = backup('s3-frozen', shop.url, { s3: true, args: ['--depth', '2'] });
       const uploaded = async () =>

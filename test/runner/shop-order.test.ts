@@ -6,7 +6,7 @@ import { parseShopAddress } from '../../src/cli/shop-address.js';
 import { createLogger } from '../../src/log.js';
 import { runJob } from '../../src/runner/run-job.js';
 import { expectedDurationMs, slowestFirst } from '../../src/runner/shop-order.js';
-import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
 import { expectedCrawlMs } from '../../src/source/shop-probe.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
@@ -119,7 +119,7 @@ describe('runJob', () => {
       products: 10,
       customers: 10,
       orders: 10,
-      latency: { baseMs: 150, perRecordMs: 0 },
+      latency: uniformLatency(150),
     });
     const startedAt = await jobRunner([quick, slow]);
     // The first run starts both at once; the second knows which shop took longer and starts it first.

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startShop } from '../../src/simulator/index.js';
+import { startShop, uniformLatency } from '../../src/simulator/index.js';
 import { CrawlAbortedError } from '../../src/source/errors.js';
 import { type CrawlProgress, openShopSession } from '../../src/source/index.js';
 
@@ -92,7 +92,7 @@ describe('crawl flow', { timeout: 60_000 }, () => {
       products: 0,
       customers: 0,
       orders: 5000,
-      latency: { baseMs: 30, perRecordMs: 0 },
+      latency: uniformLatency(30),
     });
     const controller = new AbortController();
     const session = openShopSession({ shopUrl: shop.url, token: shop.token, depth: 3, signal: controller.signal });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/shopify/json.js';
 import { API_PREFIX, RESOURCES } from '../../src/shopify/resources.js';
-import { type FaultOptions, startShop } from '../../src/simulator/index.js';
+import { type FaultOptions, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { openShopSession } from '../../src/source/index.js';
 import { recordingProxy } from './recording-proxy.js';
 
@@ -25,7 +25,7 @@ async function crawlChangingShop(faults: FaultOptions) {
     products: 1800,
     customers: 1900,
     orders: 2000,
-    latency: { baseMs: 5, perRecordMs: 0 },
+    latency: uniformLatency(5),
     faults: { churn: { everyRequests: 1 }, ...faults },
   });
   closers.push(() => shop.close());

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/shopify/resources.js';
-import { startShop } from '../../src/simulator/index.js';
+import { startShop, uniformLatency } from '../../src/simulator/index.js';
 import { openShopSession } from '../../src/source/index.js';
 import { recordingProxy } from './recording-proxy.js';
 
@@ -29,7 +29,7 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
     // a quarter second, and one chain per resource outruns the leak unless answers took a third of a second.
     const sizes = { products: 700, customers: 2290, orders: 700 };
     const rate = { bucket: 10, leakPerSecond: 4 };
-    const shop = await startShop({ seed: 21, ...sizes, rate, latency: { baseMs: 20, perRecordMs: 0 } });
+    const shop = await startShop({ seed: 21, ...sizes, rate, latency: uniformLatency(20) });
     closers.push(() => shop.close());
     expect(await crawl(shop.url, shop.token)).toEqual(RESOURCES.map((resource) => sizes[resource]));
     expect(shop.stats()).toMatchObject({ requests: 22, throttled: 0 });

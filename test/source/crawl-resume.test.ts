@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { type CrawlResumeState, openShopSession } from '../../src/source/index.js';
 
 let shop: RunningShop;
 
 beforeAll(async () => {
-  shop = await startShop({ seed: 5, orders: 6000, bigIdShare: 0.3, latency: { baseMs: 5, perRecordMs: 0 } });
+  shop = await startShop({ seed: 5, orders: 6000, bigIdShare: 0.3, latency: uniformLatency(5) });
 });
 
 afterAll(async () => {

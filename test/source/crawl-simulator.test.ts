@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
-import { type ShopOptions, startShop } from '../../src/simulator/index.js';
+import { type ShopOptions, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { openShopSession, type ResourceCrawlReport } from '../../src/source/index.js';
 
 type RunningShop = Awaited<ReturnType<typeof startShop>>;
@@ -80,7 +80,7 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
       customers: 1500,
       orders: 1500,
       rate: { bucket: 8, leakPerSecond: 40 },
-      latency: { baseMs: 20, perRecordMs: 0 },
+      latency: uniformLatency(20),
     });
     const crawled = await crawlAll(shop);
     for (const resource of RESOURCES) expectExactly(crawled[resource], idsOf(shop, resource));
@@ -130,7 +130,7 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
       products: 600,
       customers: 900,
       orders: 1500,
-      latency: { baseMs: 5, perRecordMs: 0 },
+      latency: uniformLatency(5),
       faults: { churn: { everyRequests: 1 } },
     });
     const before = Object.fromEntries(RESOURCES.map((r) => [r, new Set(idsOf(shop, r))]));

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { RESOURCES } from '../../shopify/resources.js';
-import { startShop } from '../../simulator/index.js';
+import { startShop, uniformLatency } from '../../simulator/index.js';
 import { FORMATS, newCliLogger, runBackupFromCli } from '../backup-run.js';
 import { EXIT } from '../exit-codes.js';
 import { parseShopAddress } from '../shop-address.js';
@@ -31,7 +31,7 @@ export const demoCommand: CommandModule<object, DemoFlags> = {
       customers: flags.customers,
       products: flags.products,
       rate: 'plus',
-      latency: { baseMs: 40, perRecordMs: 0.05 },
+      latency: uniformLatency(40, 0.05),
       bigIdShare: 0.02,
     });
     try {

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { API_PREFIX } from '../../shopify/resources.js';
-import { type RatePreset, startShop } from '../../simulator/index.js';
+import { type RatePreset, startShop, uniformLatency } from '../../simulator/index.js';
 
 interface SimFlags {
   orders: number;
@@ -45,7 +45,7 @@ export const simCommand: CommandModule<object, SimFlags> = {
       port: flags.port,
       seed: flags.seed,
       bigIdShare: flags['big-id-share'],
-      latency: { baseMs: flags['latency-ms'], perRecordMs: flags['per-record-ms'] },
+      latency: uniformLatency(flags['latency-ms'], flags['per-record-ms']),
       ...(flags.token !== undefined && { token: flags.token }),
     });
     process.stdout.write(`shop:  ${shop.url}\ntoken: ${shop.token}\napi:   ${shop.url}${API_PREFIX}\n`);
