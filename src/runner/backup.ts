@@ -84,6 +84,8 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     // Every request in flight listens to it: up to `depth` of them, plus the crawls.
     setMaxListeners(0, signal);
+    let apiVersionAnswered: string | undefined;
+    let fallForwardWarned = false;
     const session = openShopSession({
       shopUrl: options.shop.origin,
       token: options.token,
@@ -91,6 +93,12 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       signal,
       onProgress: options.onProgress,
       logger,
+      onApiVersion: (version) => {
+        apiVersionAnswered = version;
+        if (version === API_VERSION || fallForwardWarned) return;
+        fallForwardWarned = true;
+        warnFallForward(logger, version);
+      },
     });
     const converter = options.parquetConverter ?? inProcessConverter();
     const committer = new SnapshotCommitter({
@@ -144,6 +152,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       status: countsHold && shrink.length === 0 ? 'complete' : 'incomplete',
       shop: options.shop.key,
       api_version: API_VERSION,
+      ...(apiVersionAnswered === undefined ? {} : { api_version_answered: apiVersionAnswered }),
       snapshot_id: snapshotId,
       schema_version: SCHEMA_VERSION,
       started_at: checkpoint.started_at,
@@ -181,4 +190,12 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     }
     await lease.release();
   }
+}
+
+/** Once per backup: the shop serves another version than the one asked for, so the data has that version's shape. */
+function warnFallForward(logger: Logger, answered: string): void {
+  logger.warn(
+    { api_version: API_VERSION, api_version_answered: answered },
+    `the shop answered with API version ${answered}, not the ${API_VERSION} requested: Shopify serves a retired version as the oldest supported one; the manifest records both`,
+  );
 }

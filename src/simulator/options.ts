@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonObject } from '../shopify/json.js';
+import { API_VERSION } from '../shopify/resources.js';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyOptions } from './latency.js';
 import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
 
@@ -97,6 +98,11 @@ export interface ShopOptions {
    */
   unknownFields?: JsonObject;
   faults?: FaultOptions;
+  /**
+   * The version sent in `X-Shopify-API-Version`, as the one that served each request. Shopify answers a retired
+   * version with the oldest supported one ("falls forward"); the shop still serves 2022-01's shapes. @default '2022-01'
+   */
+  answeredApiVersion?: string;
   /** Serve https with this key and certificate (PEM); the shop's URL and its `Link` headers then say https. */
   tls?: { key: string; cert: string };
   /**
@@ -119,6 +125,7 @@ export interface ResolvedShopOptions {
   productsDefaultActiveOnly: boolean;
   unknownFields: JsonObject;
   faults: FaultOptions;
+  answeredApiVersion: string;
   tls: { key: string; cert: string } | undefined;
   prerender: boolean;
 }
@@ -164,6 +171,7 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     productsDefaultActiveOnly: options.productsDefaultActiveOnly ?? true,
     unknownFields: options.unknownFields ?? {},
     faults: options.faults ?? {},
+    answeredApiVersion: options.answeredApiVersion ?? API_VERSION,
     tls: options.tls,
     prerender: options.prerender ?? false,
   };

@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type JsonObject, parseJson } from '../shopify/json.js';
-import { API_PREFIX, API_VERSION, type ResourceName } from '../shopify/resources.js';
+import { API_PREFIX, type ResourceName } from '../shopify/resources.js';
 import { churn } from './churn.js';
 import { ERRORS } from './errors.js';
 import { countBodyFault, faultReply } from './fault-replies.js';
@@ -99,7 +99,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     const method = request.method ?? 'GET';
     const headers: Record<string, string | number> = {
       'Content-Type': JSON_TYPE,
-      'X-Shopify-API-Version': API_VERSION,
+      'X-Shopify-API-Version': resolved.answeredApiVersion,
       'X-Request-Id': randomUUID(),
     };
     const token = request.headers['x-shopify-access-token'];

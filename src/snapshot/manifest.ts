@@ -32,7 +32,13 @@ export interface Manifest {
   format: typeof MANIFEST_FORMAT;
   status: 'complete' | 'incomplete';
   shop: string;
+  /** The version requested (every path names it). */
   api_version: string;
+  /**
+   * The version the shop says served the requests (`X-Shopify-API-Version`), absent when it sent none. Shopify answers
+   * a retired version as the oldest supported one, so this can be later than `api_version`.
+   */
+  api_version_answered?: string;
   snapshot_id: string;
   schema_version: number;
   started_at: string;

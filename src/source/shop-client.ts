@@ -39,6 +39,11 @@ export interface ShopClientOptions {
    * @default DEFAULT_MAX_BODY_BYTES (64 MiB)
    */
   maxBodyBytes?: number | undefined;
+  /**
+   * Called with `X-Shopify-API-Version`, the version that served the request, the first time it appears and whenever
+   * it changes. Shopify answers a retired version with the oldest supported one ("falls forward").
+   */
+  onApiVersion?: ((version: string) => void) | undefined;
 }
 
 /** A page of 250 orders with every nested shape is a few MB: this leaves a margin of more than ten times. */
@@ -79,9 +84,11 @@ export class ShopClient {
   private readonly policy: RetryPolicy;
   private readonly signal: AbortSignal | undefined;
   private readonly maxBodyBytes: number;
+  private readonly onApiVersion: ((version: string) => void) | undefined;
 
   /** Whether the shop has answered anything yet (any HTTP response). */
   #reached = false;
+  #apiVersion: string | undefined;
 
   constructor(options: ShopClientOptions) {
     const origin = new URL(options.shopUrl);
@@ -92,6 +99,7 @@ export class ShopClient {
     this.signal = options.signal;
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.onApiVersion = options.onApiVersion;
     const pool = { keepAlive: true, maxSockets: options.depth + 4 };
     this.agents = { http: new http.Agent(pool), https: new https.Agent(pool) };
     this.http = got.extend({
@@ -170,6 +178,7 @@ export class ShopClient {
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
     this.pacer.observe(ticket, callLimit, response.statusCode);
+    this.noteApiVersion(headers['x-shopify-api-version']);
     const status = response.statusCode;
     const shown = redact(url);
     const body = response.body;
@@ -220,6 +229,13 @@ export class ShopClient {
       // unheard error on its abort), which this detaches. A socket already back in the keep-alive pool is not touched.
       stream.destroy();
     }
+  }
+
+  private noteApiVersion(header: string | string[] | undefined): void {
+    const version = typeof header === 'string' ? header.trim() : undefined;
+    if (!version || version === this.#apiVersion) return;
+    this.#apiVersion = version;
+    this.onApiVersion?.(version);
   }
 
   private asShopError(url: URL, error: unknown): ShopError {

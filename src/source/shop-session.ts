@@ -29,6 +29,8 @@ export interface ShopSessionOptions {
   requestTimeoutMs?: number;
   /** Overrides of the retry policy (tests shorten the delays). */
   retry?: Partial<RetryPolicy>;
+  /** The API version the shop says answered (see ShopClientOptions.onApiVersion). */
+  onApiVersion?(version: string): void;
 }
 
 export interface ResourceCrawlHandle {
@@ -76,6 +78,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     signal: options.signal,
     requestTimeoutMs: options.requestTimeoutMs,
     retry: options.retry,
+    onApiVersion: options.onApiVersion,
   });
   const queue = new PQueue({ concurrency: depth });
   const crawls = new Set<ResourceCrawl>();
