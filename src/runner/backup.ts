@@ -7,6 +7,7 @@ import { crashPoint } from '../crash-point.js';
 import type { Logger } from '../log.js';
 import { API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { inProcessConverter, type ParquetConverter } from '../sink/parquet-converter.js';
+import { changeWindowStart } from '../snapshot/count-check.js';
 import { acquireLease } from '../snapshot/lease.js';
 import type { Manifest, ResourceSummary } from '../snapshot/manifest.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, serializeManifest } from '../snapshot/manifest.js';
@@ -113,9 +114,18 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       requestsSent: () => session.stats().requests,
     });
     const policy = { ...DEFAULT_PART_POLICY, ...options.parts };
+    const changesSince = changeWindowStart(checkpoint.started_at);
     const exports = await Promise.allSettled(
       options.resources.map((resource) =>
-        exportResource({ session, resource, committer, staging: staging as string, formats: options.formats, policy })
+        exportResource({
+          session,
+          resource,
+          committer,
+          staging: staging as string,
+          formats: options.formats,
+          policy,
+          changesSince,
+        })
           // One failed resource stops the others: the snapshot cannot complete anyway.
           .catch((error: unknown) => {
             stop.abort(error);

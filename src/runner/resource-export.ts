@@ -3,7 +3,7 @@ import type { ResourceName } from '../shopify/resources.js';
 import { RawArchiveWriter } from '../sink/raw-archive-writer.js';
 import { TableWriter } from '../sink/table-writer.js';
 import type { WrittenFile } from '../sink/written-file.js';
-import { checkCounts } from '../snapshot/count-check.js';
+import { type CountEvidence, checkCounts, needsChangeCount } from '../snapshot/count-check.js';
 import type { CrawlBarrier, ShopSession } from '../source/index.js';
 import { tablesFor } from '../transform/index.js';
 import { toRows } from '../transform/to-rows.js';
@@ -56,8 +56,10 @@ export async function exportResource(options: {
   staging: string;
   formats: readonly OutputFormat[];
   policy: PartPolicy;
+  /** Records created or updated from this instant on are change seen during the crawl (see count-check.ts). */
+  changesSince: Date;
 }): Promise<void> {
-  const { resource, committer, policy } = options;
+  const { resource, committer, policy, changesSince } = options;
   const progress = committer.progressOf(resource);
   if (progress.done) return;
   const resume = progress.crawl;
@@ -65,6 +67,7 @@ export async function exportResource(options: {
     progress.files = [];
     progress.next_part = {};
     progress.unknown_fields = 0;
+    progress.changed_seen = 0;
   }
   const unlimited = { maxRowsPerPart: Number.POSITIVE_INFINITY, maxBytesPerPart: Number.POSITIVE_INFINITY };
   // A raw-only run still flattens every record, to count the fields the schema does not know, but writes no rows.
@@ -93,6 +96,8 @@ export async function exportResource(options: {
   const writers: Writer[] = [...tables.values(), ...(raw ? [raw] : [])];
   const crawl = options.session.crawl(resource, resume === undefined ? {} : { resume });
   let unknownFields = progress.unknown_fields;
+  let changedSeen = progress.changed_seen ?? 0;
+  const sinceMs = changesSince.getTime();
   // After a resume, the first parts are written even when empty: they replace any part a killed run uploaded after
   // its last checkpoint, which would otherwise linger in the snapshot unlisted.
   let firstRotation = resume !== undefined;
@@ -108,7 +113,10 @@ export async function exportResource(options: {
     firstRotation = false;
     // One batch commits while the next is written: staging holds at most two parts per table.
     await committing;
-    committing = committer.commit({ resource, parts, crawl: barrier.state }, unknownFields);
+    committing = committer.commit(
+      { resource, parts, crawl: barrier.state },
+      { unknown_fields: unknownFields, changed_seen: changedSeen },
+    );
     committing.catch((error: unknown) => {
       commitFailure ??= { error };
     });
@@ -125,6 +133,8 @@ export async function exportResource(options: {
         continue;
       }
       await raw?.write(item.bytes);
+      // Date.parse reads the shop's RFC 3339 stamps exactly; anything else is NaN, which is no evidence.
+      if (item.updatedAt !== undefined && Date.parse(item.updatedAt) >= sinceMs) changedSeen++;
       const shaped = toRows(resource, item.record);
       unknownFields += shaped.unknownFields;
       for (const { table, row } of shaped.rows) await tables.get(table)?.write(row);
@@ -146,17 +156,36 @@ export async function exportResource(options: {
       }
     }
     const report = await crawl.report;
+    const evidence: CountEvidence = {
+      before: report.countBefore,
+      after: report.countAfter,
+      exported: report.exported,
+      changed: changedSeen,
+    };
+    let requests = report.requests;
+    let counted: number | undefined;
+    if (needsChangeCount(evidence)) {
+      const answer = await options.session.countChangedSince(resource, changesSince);
+      counted = answer.count;
+      evidence.changed += counted;
+      requests += answer.requests;
+    }
     await committing;
     const parts = (await Promise.all(writers.map((writer) => writer.close()))).flat();
     await committer.finish(resource, parts, {
       count_before: report.countBefore,
       count_after: report.countAfter,
       exported: report.exported,
-      check: checkCounts({ before: report.countBefore, after: report.countAfter, exported: report.exported }),
+      check: checkCounts(evidence),
       drift: report.countAfter - report.countBefore,
+      changes_seen: {
+        since: changesSince.toISOString(),
+        exported: changedSeen,
+        ...(counted === undefined ? {} : { counted }),
+      },
       duplicates_dropped: report.duplicatesDropped,
       unknown_fields: unknownFields,
-      requests: report.requests,
+      requests,
       filters: report.filters,
     });
   } catch (error) {

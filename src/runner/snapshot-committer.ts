@@ -68,7 +68,8 @@ export class SnapshotCommitter {
     return this.#chains.get(resource) ?? Promise.resolve();
   }
 
-  commit(batch: PartBatch, unknownFields: number): Promise<void> {
+  /** Commits a batch with the resource's tallies up to its barrier, which resume with it. */
+  commit(batch: PartBatch, tallies: Pick<ResourceProgress, 'unknown_fields' | 'changed_seen'>): Promise<void> {
     return this.#enqueue(batch.resource, async () => {
       if (batch.crawl === undefined) {
         this.#held.set(batch.resource, [...(this.#held.get(batch.resource) ?? []), ...batch.parts]);
@@ -77,7 +78,7 @@ export class SnapshotCommitter {
       const progress = this.progressOf(batch.resource);
       this.#apply(progress, await this.#commitParts(batch.resource, batch.parts));
       progress.crawl = batch.crawl;
-      progress.unknown_fields = unknownFields;
+      Object.assign(progress, tallies);
       await this.#saveCheckpoint();
     });
   }

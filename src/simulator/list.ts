@@ -189,6 +189,11 @@ export function handleList(state: ShopState, resource: ResourceName, request: Si
       throw error;
     }
   }
+  const hidden = state.faults.options.hiddenFromLists;
+  if (hidden !== undefined && hidden.length > 0) {
+    const shown = filters.match;
+    filters = { ...filters, match: (facts) => !hidden.includes(String(facts.id)) && shown(facts) };
+  }
   const view = buildView(state, resource, scope, filters);
   const sinceId = filters.sinceId;
   const from = cursor?.key ?? (sinceId !== undefined ? { value: sinceId, id: sinceId } : null);

@@ -59,13 +59,21 @@ export interface FaultOptions {
   ignoreFilters?: boolean | 'created_at';
   /** Every N list requests: create one record, update one (bumping updated_at) and delete one of the listed resource. */
   churn?: { everyRequests: number };
+  /**
+   * Records (exact decimal ids) that lists never show while counts still count them and the shop otherwise holds still:
+   * a server that silently loses records from its listing.
+   */
+  hiddenFromLists?: readonly string[];
   /** @default the shop seed */
   seed?: number;
 }
 
 /** How many times each fault knob took effect (a request answered or a body or header damaged by it). */
 export type InjectedFaults = Partial<
-  Record<Exclude<keyof FaultOptions, 'serverErrorBurst' | 'slowMs' | 'ignoreFilters' | 'churn' | 'seed'>, number>
+  Record<
+    Exclude<keyof FaultOptions, 'serverErrorBurst' | 'slowMs' | 'ignoreFilters' | 'churn' | 'hiddenFromLists' | 'seed'>,
+    number
+  >
 >;
 
 export interface ShopOptions {

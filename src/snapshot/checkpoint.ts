@@ -19,6 +19,8 @@ export interface ResourceProgress {
   /** Number of the next part of each series of parts ('ndjson/orders', 'raw/orders'). */
   next_part: Record<string, number>;
   unknown_fields: number;
+  /** Records handed over so far that were created or updated since the change window began (see count-check.ts). */
+  changed_seen?: number;
 }
 
 /** The durable progress of an unfinished snapshot. Written only after the data it describes is committed. */

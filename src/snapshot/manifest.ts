@@ -18,6 +18,12 @@ export interface ResourceSummary {
   check: CountCheck;
   /** count_after − count_before: how far the shop moved while it was crawled. */
   drift: number;
+  /**
+   * Change seen while the resource was crawled: records created or updated at or after `since` among those exported,
+   * and, when only that could decide the check, the shop's count of them (one request after the crawl). Absent in
+   * manifests of older shopsnap versions.
+   */
+  changes_seen?: { since: string; exported: number; counted?: number };
   duplicates_dropped: number;
   unknown_fields: number;
   requests: number;

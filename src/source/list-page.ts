@@ -15,12 +15,13 @@ export interface CrawledRecord {
    * space and collected there.
    */
   readonly record: JsonObject;
+  /** The record's top-level updated_at text as served (JSON escapes left in), where it has one. */
+  updatedAt: string | undefined;
 }
 
-/** One record of a list page with its top-level created_at and updated_at texts, where the record has them. */
+/** One record of a list page with its top-level created_at text too, where the record has one. */
 export interface ListedRecord extends CrawledRecord {
   createdAt: string | undefined;
-  updatedAt: string | undefined;
 }
 
 /**

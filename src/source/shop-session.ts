@@ -1,11 +1,11 @@
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
-import type { ResourceName } from '../shopify/resources.js';
+import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
 import { fastestLately } from './bucket-model.js';
 import { chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError } from './errors.js';
-import type { CrawledRecord } from './list-page.js';
+import { type CrawledRecord, readCount } from './list-page.js';
 import {
   type Chain,
   type CrawlContext,
@@ -49,6 +49,11 @@ export interface ResourceCrawlHandle {
 export interface ShopSession {
   /** Crawls a resource from the start, or from the state of a barrier of an earlier run. */
   crawl(resource: ResourceName, options?: { resume?: CrawlResumeState }): ResourceCrawlHandle;
+  /**
+   * The shop's count of a resource's records created or updated at or after `since` (`updated_at_min`, with the
+   * crawl's own filters), and the requests it took.
+   */
+  countChangedSince(resource: ResourceName, since: Date): Promise<{ count: number; requests: number }>;
   /** Requests sent so far (retries included) and the pacer's picture of the bucket. */
   stats(): {
     requests: number;
@@ -174,6 +179,12 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
         progress: () => crawl.progress(),
       };
     },
+    async countChangedSince(resource, since) {
+      const filters = { ...COMPLETE_LIST_FILTERS[resource], updated_at_min: shopTimeFilter(since) };
+      const url = client.apiUrl(`${resource}/count.json`, filters);
+      const response = await context.request(url, readCount, Number.MAX_SAFE_INTEGER, () => undefined);
+      return { count: response.value, requests: 1 + response.retries };
+    },
     stats() {
       const bucket = client.pacer.state();
       return {
@@ -189,6 +200,11 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       client.close();
     },
   };
+}
+
+/** `2026-11-22T05:06:23Z`: ISO 8601 in whole seconds, as Shopify's time filters take it. */
+function shopTimeFilter(instant: Date): string {
+  return `${instant.toISOString().slice(0, 19)}Z`;
 }
 
 async function* recordsOf(items: AsyncIterable<CrawledRecord | CrawlBarrier>): AsyncIterable<CrawledRecord> {
