@@ -2,16 +2,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '../log.js';
 import { type OutputFormat, runBackup } from '../runner/backup.js';
-import { isResourceName, RESOURCES, type ResourceName } from '../shopify/resources.js';
+import { OUTPUT_FORMATS } from '../runner/output-format.js';
+import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import { childProcessConverter, type ParquetConverter } from '../sink/parquet-converter.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { createStorage, type S3Settings } from '../storage/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { flag, wholeNumber } from './flags.js';
 import { attachProgress } from './progress.js';
 import type { ShopAddress } from './shop-address.js';
-import { UsageError } from './usage-error.js';
-
-export const FORMATS: readonly OutputFormat[] = ['parquet', 'ndjson', 'raw'];
 
 export interface BackupRequest {
   shop: ShopAddress;
@@ -29,19 +28,17 @@ export interface BackupRequest {
   leaseTtlMs?: number;
 }
 
-export function parseList<T extends string>(value: string | string[], allowed: readonly T[], what: string): T[] {
-  const items = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).map((s) => s.trim());
-  const unknown = items.filter((item) => !(allowed as readonly string[]).includes(item));
-  if (unknown.length > 0 || items.length === 0) {
-    throw new UsageError(`unknown ${what} ${unknown.join(', ')}; choose from ${allowed.join(', ')}`);
-  }
-  return [...new Set(items)] as T[];
-}
-
-export function parseResources(value: string | string[]): ResourceName[] {
-  const resources = parseList(value, RESOURCES, 'resource');
-  return resources.filter(isResourceName);
-}
+/** What a backup reads and writes where: `backup` gives them defaults, `run` lets them override a job file. */
+export const OUTPUT_FLAGS = {
+  out: flag.string({ describe: 'Destination: a directory or s3://bucket/prefix', env: true }),
+  resources: flag.list({ describe: 'Resources to back up', env: true, choices: RESOURCES }),
+  formats: flag.list({ describe: 'Outputs', env: true, choices: OUTPUT_FORMATS }),
+  depth: flag.number({
+    describe: 'Most list requests in flight for the shop',
+    env: true,
+    check: wholeNumber(1, 100),
+  }),
+};
 
 export function newCliLogger(request: { verbose: boolean }, secrets: readonly string[]): Logger {
   return createLogger({

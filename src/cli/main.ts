@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { closest } from './closest.js';
+import { declareOptions, GLOBAL_FLAGS } from './command.js';
 import { backupCommand } from './commands/backup.js';
 import { demoCommand } from './commands/demo.js';
 import { runCommand } from './commands/run.js';
@@ -8,27 +10,42 @@ import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
 import { describeFailure } from './failure.js';
+import { flagVariables } from './flags.js';
 import { UsageError } from './usage-error.js';
+import { unknownVariableWarnings } from './variables.js';
 
 // The SDK warns on Node 20 about SDK releases of 2027 that will need Node 22; the SDK version shopsnap ships with is
 // pinned by its lockfile and supports Node 20, so the warning would only be noise on every S3 run.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** Every command, each declared in one place (see command.ts). */
+const COMMANDS = [backupCommand, runCommand, verifyCommand, schemaCommand, demoCommand, simCommand];
+
 const argv = hideBin(process.argv);
 
+const variables = [...flagVariables(GLOBAL_FLAGS), ...COMMANDS.flatMap((command) => command.variables)];
+for (const warning of unknownVariableWarnings(process.env, variables)) {
+  process.stderr.write(`shopsnap: warning: ${warning}\n`);
+}
+
 try {
-  await yargs(argv)
+  const cli = yargs(argv)
     .scriptName('shopsnap')
-    .usage('$0 <command> [options]\n\nBack up and export a Shopify (Admin REST 2022-01) shop.')
-    .env('SHOPSNAP')
-    .option('verbose', { type: 'boolean', default: false, describe: 'Debug logs and stack traces on errors' })
-    .option('json', { type: 'boolean', default: false, describe: 'Print a machine-readable summary on stdout' })
-    .command(backupCommand)
-    .command(runCommand)
-    .command(verifyCommand)
-    .command(schemaCommand)
-    .command(demoCommand)
-    .command(simCommand)
+    .locale('en')
+    .usage('$0 <command> [options]\n\nBack up and export a Shopify (Admin REST 2022-01) shop.');
+  declareOptions(cli, GLOBAL_FLAGS);
+  for (const command of COMMANDS) cli.command(command.module);
+  await cli
+    .middleware((parsed) => {
+      const name = String(parsed._[0] ?? '');
+      const names = COMMANDS.map((command) => command.name);
+      if (name !== '' && !names.includes(name)) {
+        const suggestion = closest(name, names);
+        throw new UsageError(
+          `unknown command ${JSON.stringify(name)}${suggestion ? `; did you mean ${suggestion}?` : ''}`,
+        );
+      }
+    }, true)
     .demandCommand(1, 'Name a command; see shopsnap --help.')
     .strict()
     .fail((message, error) => {

@@ -1,34 +1,45 @@
-import type { Argv } from 'yargs';
 import type { S3Settings } from '../storage/index.js';
+import { type FlagValues, flag } from './flags.js';
 import { UsageError } from './usage-error.js';
 
-export interface S3Flags {
-  s3Endpoint?: string;
-  s3Region?: string;
-  s3ForcePathStyle?: boolean;
-  s3Checksum?: string;
-  s3Sse?: string;
-  s3SseKmsKeyId?: string;
-}
+const GROUP = 'S3-compatible storage:';
 
-export function s3Options<T>(yargs: Argv<T>) {
-  return yargs
-    .option('s3-endpoint', { type: 'string', describe: 'Endpoint of an S3-compatible store (MinIO, R2, B2, GCS)' })
-    .option('s3-region', { type: 'string', describe: 'S3 region (default: from the AWS configuration)' })
-    .option('s3-force-path-style', {
-      type: 'boolean',
-      describe: 'Path-style bucket addressing (MinIO, most self-hosted)',
-    })
-    .option('s3-checksum', {
-      type: 'string',
-      choices: ['when-supported', 'when-required'],
-      describe: 'Per-request checksums; when-required sends Content-MD5 for stores that reject CRC32 headers',
-    })
-    .option('s3-sse', { type: 'string', choices: ['aes256', 'aws:kms'], describe: 'Server-side encryption' })
-    .option('s3-sse-kms-key-id', { type: 'string', describe: 'KMS key for --s3-sse aws:kms' });
-}
+/** What reading a bucket needs. */
+export const S3_READ_FLAGS = {
+  s3Endpoint: flag.string({
+    describe: 'Endpoint of an S3-compatible store (MinIO, R2, B2, GCS)',
+    env: true,
+    group: GROUP,
+  }),
+  s3Region: flag.string({ describe: 'S3 region (default: from the AWS configuration)', env: true, group: GROUP }),
+  s3ForcePathStyle: flag.boolean({
+    describe: 'Path-style bucket addressing (MinIO, most self-hosted stores)',
+    env: true,
+    group: GROUP,
+  }),
+  s3Checksum: flag.string({
+    describe: 'Checksums on requests and responses; when-required sends Content-MD5 to stores that reject CRC32',
+    env: true,
+    choices: ['when-supported', 'when-required'],
+    group: GROUP,
+  }),
+};
 
-/** The S3 settings given by flags (or SHOPSNAP_S3_* variables), layered over a job file's. */
+/** What writing one needs besides: encryption of the objects written. */
+export const S3_WRITE_FLAGS = {
+  ...S3_READ_FLAGS,
+  s3Sse: flag.string({
+    describe: 'Server-side encryption of the objects written',
+    env: true,
+    choices: ['aes256', 'aws:kms'],
+    group: GROUP,
+  }),
+  s3SseKmsKeyId: flag.string({ describe: 'KMS key for --s3-sse aws:kms', env: true, group: GROUP }),
+};
+
+export type S3Flags = Partial<FlagValues<typeof S3_WRITE_FLAGS>>;
+
+/** The S3 settings given by flags (or their SHOPSNAP_S3_* variables), layered over a job file's. */
 export function s3SettingsFrom(flags: S3Flags, base: S3Settings = {}): S3Settings {
   if (flags.s3SseKmsKeyId !== undefined && flags.s3Sse !== 'aws:kms' && base.sse?.kind !== 'aws:kms') {
     throw new UsageError('--s3-sse-kms-key-id needs --s3-sse aws:kms');

@@ -2,7 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseShopAddress } from '../cli/shop-address.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import type { S3Settings } from '../storage/index.js';
-import type { OutputFormat } from './backup.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './output-format.js';
 
 /** One shop of a job. The token is never in the file: it names an environment variable or a file holding it. */
 export interface JobShop {
@@ -36,7 +36,6 @@ export class JobFileError extends Error {
   }
 }
 
-const FORMAT_NAMES: readonly OutputFormat[] = ['parquet', 'ndjson', 'raw'];
 const TOP_KEYS = new Set([
   'name',
   'shops',
@@ -62,7 +61,7 @@ export function parseJobFile(text: string, file: string): JobSpec {
   for (const key of Object.keys(document)) if (!TOP_KEYS.has(key)) problems.push(`${key}: unknown setting`);
   const shops = readShops(document.shops, problems);
   const resources = readList(document.resources, 'resources', RESOURCES, [...RESOURCES], problems);
-  const formats = readList(document.formats, 'formats', FORMAT_NAMES, [...FORMAT_NAMES], problems);
+  const formats = readList(document.formats, 'formats', OUTPUT_FORMATS, [...OUTPUT_FORMATS], problems);
   const depth = readInteger(document.depth, 'depth', 20, 1, 100, problems);
   const parallelShops = readInteger(document.parallel_shops, 'parallel_shops', 4, 1, 64, problems);
   const out = document.out;

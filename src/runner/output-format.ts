@@ -1,1 +1,2 @@
-export type OutputFormat = 'parquet' | 'ndjson' | 'raw';
+export const OUTPUT_FORMATS = ['parquet', 'ndjson', 'raw'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -17,7 +17,12 @@ afterAll(async () => {
 
 describe('shopsnap commands as a user runs them (built binary)', () => {
   it('demo backs the simulated shop up into ./snapshots and prints a DuckDB query that reads it', async () => {
-    const demo = await runCli(['demo', '--orders', '300', '--customers', '120', '--products', '40'], { cwd: work });
+    // A shell set up for real backups (README) must neither break the demo nor redirect it.
+    const env = { SHOPSNAP_TOKEN: 'shpat_real', SHOPSNAP_SHOP: 'real-shop', SHOPSNAP_OUT: join(work, 'real-backups') };
+    const demo = await runCli(['demo', '--orders', '300', '--customers', '120', '--products', '40'], {
+      cwd: work,
+      env,
+    });
     expect(demo.code, demo.stderr).toBe(0);
     const location = lastLine(demo.stdout);
     expect(location.startsWith(join(work, 'snapshots'))).toBe(true);

@@ -70,9 +70,11 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   return startCli(args, options).done;
 }
 
-/** The CLI's failure: exactly one `shopsnap: …` line on stderr (everything else there is JSON log lines). */
+/** The CLI's failure: exactly one `shopsnap: …` line on stderr (besides warnings; the rest is JSON log lines). */
 export function failureLine(stderr: string): string {
-  const lines = stderr.split('\n').filter((line) => line.startsWith('shopsnap: '));
+  const lines = stderr
+    .split('\n')
+    .filter((line) => line.startsWith('shopsnap: ') && !line.startsWith('shopsnap: warning: '));
   expect(lines, stderr).toHaveLength(1);
   return lines[0] as string;
 }

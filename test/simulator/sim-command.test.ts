@@ -22,12 +22,14 @@ describe('shopsnap sim', () => {
       rate: 'plus',
       port: 0,
       seed: 3,
-      'big-id-share': 0,
-      'latency-ms': 0,
-      'per-record-ms': 0,
+      bigIdShare: 0,
+      latencyMs: 0,
+      perRecordMs: 0,
       token: 'shpat_sim_test',
+      json: false,
+      verbose: false,
     };
-    const serving = (simCommand.handler as (flags: unknown) => Promise<void>)(flags);
+    const serving = (simCommand.module.handler as (flags: unknown) => Promise<void>)(flags);
     await vi.waitFor(() => expect(out.join('')).toContain('token: shpat_sim_test'));
     const url = /shop:\s+(\S+)/.exec(out.join(''))?.[1] as string;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -1,30 +1,24 @@
-import type { CommandModule } from 'yargs';
+import { OUTPUT_FORMATS } from '../../runner/output-format.js';
 import { RESOURCES } from '../../shopify/resources.js';
 import { startShop, uniformLatency } from '../../simulator/index.js';
-import { FORMATS, newCliLogger, runBackupFromCli } from '../backup-run.js';
+import { newCliLogger, runBackupFromCli } from '../backup-run.js';
+import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
+import { flag } from '../flags.js';
 import { parseShopAddress } from '../shop-address.js';
 
-interface DemoFlags {
-  out: string;
-  orders: number;
-  customers: number;
-  products: number;
-  json: boolean;
-  verbose: boolean;
-}
-
-export const demoCommand: CommandModule<object, DemoFlags> = {
-  command: 'demo',
+/** The demo reads no SHOPSNAP_* variable but --json/--verbose's: a shell set up for real backups must not redirect it. */
+export const demoCommand = defineCommand({
+  name: 'demo',
   describe: 'Back up the built-in simulated shop into ./snapshots (no account, no network)',
-  builder: (yargs) =>
-    yargs
-      .option('out', { type: 'string', default: './snapshots', describe: 'Destination directory or s3://…' })
-      .option('orders', { type: 'number', default: 5000 })
-      .option('customers', { type: 'number', default: 1500 })
-      .option('products', { type: 'number', default: 400 })
-      .example('$0 demo', 'Simulate a Plus shop and back it up into ./snapshots') as never,
-  handler: async (flags) => {
+  flags: {
+    out: flag.string({ describe: 'Destination: a directory or s3://bucket/prefix', default: './snapshots' }),
+    orders: flag.number({ describe: 'Orders in the simulated shop', default: 5000 }),
+    customers: flag.number({ describe: 'Customers in the simulated shop', default: 1500 }),
+    products: flag.number({ describe: 'Products in the simulated shop', default: 400 }),
+  },
+  examples: [['Simulate a Plus shop and back it up into ./snapshots', '$0 demo']],
+  run: async (flags) => {
     const shop = await startShop({
       seed: 2022,
       orders: flags.orders,
@@ -45,7 +39,7 @@ export const demoCommand: CommandModule<object, DemoFlags> = {
           token: shop.token,
           out: flags.out,
           resources: RESOURCES,
-          formats: FORMATS,
+          formats: OUTPUT_FORMATS,
           depth: 20,
           s3: {},
           json: flags.json,
@@ -69,4 +63,4 @@ export const demoCommand: CommandModule<object, DemoFlags> = {
       await shop.close();
     }
   },
-};
+});

@@ -1,63 +1,40 @@
 import { readFile } from 'node:fs/promises';
-import type { Argv, CommandModule } from 'yargs';
 import { type JobSpec, parseJobFile } from '../../runner/job-file.js';
 import { runJob, type ShopTarget } from '../../runner/run-job.js';
 import { parseShard, selectShard } from '../../runner/shard.js';
 import { createStorage } from '../../storage/index.js';
-import {
-  FORMATS,
-  interruptible,
-  newCliLogger,
-  parseList,
-  parseResources,
-  stagingRootFor,
-  withConverterProcess,
-} from '../backup-run.js';
+import { interruptible, newCliLogger, OUTPUT_FLAGS, stagingRootFor, withConverterProcess } from '../backup-run.js';
+import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { describeFailure } from '../failure.js';
-import { type S3Flags, s3Options, s3SettingsFrom } from '../s3-flags.js';
+import { type FlagValues, flag } from '../flags.js';
+import { S3_WRITE_FLAGS, s3SettingsFrom } from '../s3-flags.js';
 import { parseShopAddress } from '../shop-address.js';
+import { SHOP_FLAGS } from '../shop-flags.js';
 import { jobShopToken } from '../token.js';
 import { UsageError } from '../usage-error.js';
 
-interface RunFlags extends S3Flags {
-  job: string;
-  out?: string;
-  depth?: number;
-  formats?: string;
-  resources?: string;
-  shard?: string;
-  token?: string;
-  tokenFile?: string;
-  json: boolean;
-  verbose: boolean;
-}
-
-export const runCommand: CommandModule<object, RunFlags> = {
-  command: 'run <job>',
+export const runCommand = defineCommand({
+  name: 'run',
   describe: 'Run a job file: one or more shops, their resources, formats and destination',
-  builder: (yargs) =>
-    s3Options(yargs as Argv<object>)
-      .positional('job', {
-        type: 'string',
-        demandOption: true,
-        describe: 'YAML job file, e.g. jobs/nightly-backup.yaml',
-      })
-      .option('out', { type: 'string', describe: 'Override the job destination' })
-      .option('depth', { type: 'number', describe: 'Override the job depth' })
-      .option('formats', { type: 'string', describe: 'Override the job formats' })
-      .option('resources', { type: 'string', describe: 'Override the job resources' })
-      .option('shard', {
-        type: 'string',
-        describe: 'This worker’s share of the shops, i/n (default: JOB_COMPLETION_INDEX/SHOPSNAP_SHARD_COUNT or 0/1)',
-      })
-      // Read by parseShard from the environment; declared so strict parsing accepts SHOPSNAP_SHARD_COUNT.
-      .option('shard-count', { type: 'number', hidden: true })
-      .option('token', { type: 'string', hidden: true })
-      .option('token-file', { type: 'string', hidden: true })
-      .example('$0 run jobs/nightly-backup.yaml', 'Every shop of the job')
-      .example('$0 run jobs/fleet.yaml --shard 1/3', 'The second of three workers') as never,
-  handler: async (flags) => {
+  positionals: { job: 'YAML job file, e.g. jobs/nightly-backup.yaml' },
+  flags: {
+    ...OUTPUT_FLAGS,
+    shard: flag.string({
+      describe: 'This worker’s share of the shops, i/n (default: JOB_COMPLETION_INDEX/SHOPSNAP_SHARD_COUNT, or 0/1)',
+    }),
+    ...S3_WRITE_FLAGS,
+    // A job of one shop without token_env or token_file takes the token as `backup` does.
+    token: { ...SHOP_FLAGS.token, hidden: true },
+    tokenFile: { ...SHOP_FLAGS.tokenFile, hidden: true },
+  },
+  variables: { SHOPSNAP_SHARD_COUNT: 'the number of workers, when JOB_COMPLETION_INDEX gives this one’s index' },
+  examples: [
+    ['Every shop of the job', '$0 run jobs/nightly-backup.yaml'],
+    ['The second of three workers', '$0 run jobs/fleet.yaml --shard 1/3'],
+    ['Flags and their variables win over the job file', '$0 run jobs/nightly-backup.yaml --out ./snapshots'],
+  ],
+  run: async (flags) => {
     const job = applyOverrides(parseJobFile(await readJobText(flags.job), flags.job), flags);
     const shard = parseShard(flags.shard);
     const shops = selectShard(job.shops, shard, (entry) => parseShopAddress(entry.shop).key);
@@ -103,7 +80,7 @@ export const runCommand: CommandModule<object, RunFlags> = {
       process.exitCode = EXIT.suspiciousShrink;
     else if (outcomes.some((outcome) => outcome.status === 'incomplete')) process.exitCode = EXIT.countMismatch;
   },
-};
+});
 
 async function readJobText(path: string): Promise<string> {
   try {
@@ -113,13 +90,13 @@ async function readJobText(path: string): Promise<string> {
   }
 }
 
-/** Flags (and SHOPSNAP_* variables, which yargs maps onto them) win over the job file. */
-function applyOverrides(job: JobSpec, flags: RunFlags): JobSpec {
+/** Flags (and their SHOPSNAP_* variables) win over the job file. */
+function applyOverrides(job: JobSpec, flags: Partial<FlagValues<typeof OUTPUT_FLAGS>>): JobSpec {
   return {
     ...job,
     ...(flags.out === undefined ? {} : { out: flags.out }),
     ...(flags.depth === undefined ? {} : { depth: flags.depth }),
-    ...(flags.formats === undefined ? {} : { formats: parseList(flags.formats, FORMATS, 'format') }),
-    ...(flags.resources === undefined ? {} : { resources: parseResources(flags.resources) }),
+    ...(flags.formats === undefined ? {} : { formats: flags.formats }),
+    ...(flags.resources === undefined ? {} : { resources: flags.resources }),
   };
 }

@@ -1,18 +1,19 @@
-import type { CommandModule } from 'yargs';
 import { verifyPassed, verifySnapshot } from '../../snapshot/verify.js';
 import { openSnapshotLocation } from '../../storage/index.js';
+import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { type S3Flags, s3Options, s3SettingsFrom } from '../s3-flags.js';
+import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
 
-export const verifyCommand: CommandModule<object, S3Flags & { location: string; json: boolean }> = {
-  command: 'verify <location>',
+export const verifyCommand = defineCommand({
+  name: 'verify',
   describe: 'Re-hash and re-count every file of a snapshot against its manifest',
-  builder: (yargs) =>
-    s3Options(yargs)
-      .positional('location', { type: 'string', demandOption: true, describe: 'Snapshot folder or s3:// URL' })
-      .example('$0 verify ./snapshots/my-shop.myshopify.com/20261122T050623123Z', 'Check a local snapshot')
-      .example('$0 verify s3://backups/shops/my-shop.myshopify.com/20261122T050623123Z', 'Check one in S3') as never,
-  handler: async (args) => {
+  positionals: { location: 'Snapshot folder or s3:// URL' },
+  flags: S3_READ_FLAGS,
+  examples: [
+    ['Check a local snapshot', '$0 verify ./snapshots/my-shop.myshopify.com/20261122T050623123Z'],
+    ['Check one in S3', '$0 verify s3://backups/my-shop.myshopify.com/20261122T050623123Z'],
+  ],
+  run: async (args) => {
     const { storage, prefix } = await openSnapshotLocation(args.location, s3SettingsFrom(args));
     const report = await verifySnapshot(storage, prefix);
     const passed = verifyPassed(report);
@@ -30,4 +31,4 @@ export const verifyCommand: CommandModule<object, S3Flags & { location: string; 
     }
     process.exitCode = passed ? EXIT.complete : EXIT.verifyFailed;
   },
-};
+});
