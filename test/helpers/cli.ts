@@ -12,6 +12,8 @@ export interface CliResult {
 }
 
 export interface CliOptions {
+  /** The built CLI to run (default: this checkout's; another user runs a copy, see cli-copy.ts). */
+  cli?: string;
   env?: Record<string, string>;
   cwd?: string;
   /** Flags for node itself, before the script (e.g. a test-only `--import` preload). */
@@ -33,7 +35,7 @@ export interface CliRun {
  * but PATH and HOME), stdout and stderr captured.
  */
 export function startCli(args: string[], options: CliOptions = {}): CliRun {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cli ?? CLI, ...args], {
     cwd: options.cwd,
     ...options.user,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { type CliOptions, failureLine, runCli } from '../helpers/cli.js';
+import { cliCopyFor } from '../helpers/cli-copy.js';
 import { onFullDisk } from '../helpers/full-disk.js';
 import { filesUnder, manifestsUnder } from '../helpers/snapshot-files.js';
 
@@ -123,10 +124,17 @@ describe('a disk that fills up during a backup', () => {
   );
 });
 
-/** Permission faults need a user the kernel holds to them: a root test runner drops to `nobody` for the CLI. */
-const unprivileged: CliOptions = process.getuid?.() === 0 ? { user: { uid: 65534, gid: 65534 } } : {};
-
 describe('a destination that cannot be written fails before any crawl request', () => {
+  /**
+   * Permission faults need a user the kernel holds to them: a root test runner drops to `nobody` for the CLI, which
+   * runs from a copy `nobody` can read wherever the checkout lives.
+   */
+  let unprivileged: CliOptions = {};
+  beforeAll(async () => {
+    if (process.getuid?.() !== 0) return;
+    unprivileged = { user: { uid: 65534, gid: 65534 }, cli: await cliCopyFor(join(work, 'cli')) };
+  });
+
   async function expectRefused(out: string, options: CliOptions, named: string, reason: RegExp): Promise<void> {
     const run = await backup(out, options);
     expect(run.code, run.stderr).toBe(7);
