@@ -48,8 +48,11 @@ export function newCliLogger(request: { verbose: boolean }, secrets: readonly st
   });
 }
 
-/** Runs one backup as the CLI does: progress on a TTY, location (or JSON) on stdout, the exit code returned. */
-export async function runBackupFromCli(request: BackupRequest, logger: Logger): Promise<ExitCode> {
+/** Runs one backup as the CLI does: progress on a TTY, location (or JSON) on stdout; the exit code and the location returned. */
+export async function runBackupFromCli(
+  request: BackupRequest,
+  logger: Logger,
+): Promise<{ exitCode: ExitCode; location: string }> {
   const storage = await createStorage(request.out, request.s3);
   const stagingRoot = stagingRootFor(request.out);
   const progress = attachProgress(request.resources);
@@ -81,7 +84,7 @@ export async function runBackupFromCli(request: BackupRequest, logger: Logger): 
     } else {
       process.stdout.write(`${result.location}\n`);
     }
-    return exitCodeOf(result.manifest);
+    return { exitCode: exitCodeOf(result.manifest), location: result.location };
   } catch (error) {
     progress.finish(undefined);
     throw error;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { jsonFromChild } from '../helpers/child-json.js';
 
 const SCRIPT = `
 const { ShopClient } = await import(process.env.SHOP_CLIENT_MODULE);
@@ -41,18 +42,5 @@ export function getPageInChild(url: URL, maxBodyBytes?: number): Promise<ChildOu
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.on('close', (code) => {
-      if (code === 0) resolve(JSON.parse(stdout) as ChildOutcome);
-      else reject(new Error(`the client process exited with ${code}: ${stderr}`));
-    });
-  });
+  return jsonFromChild<ChildOutcome>(child, 'the client process');
 }

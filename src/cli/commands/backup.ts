@@ -37,7 +37,7 @@ export const backupCommand = defineCommand({
   run: async (args) => {
     const { shop, token } = await shopAndToken(args);
     const logger = newCliLogger(args, [token]);
-    process.exitCode = await runBackupFromCli(
+    const { exitCode } = await runBackupFromCli(
       {
         shop,
         token,
@@ -54,5 +54,6 @@ export const backupCommand = defineCommand({
       },
       logger,
     );
+    process.exitCode = exitCode;
   },
 });

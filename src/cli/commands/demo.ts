@@ -1,11 +1,15 @@
+import { isAbsolute, relative } from 'node:path';
 import { OUTPUT_FORMATS } from '../../runner/output-format.js';
 import { RESOURCES } from '../../shopify/resources.js';
 import { startShop, uniformLatency } from '../../simulator/index.js';
+import { isS3Url } from '../../storage/index.js';
 import { newCliLogger, runBackupFromCli } from '../backup-run.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { flag } from '../flags.js';
 import { parseShopAddress } from '../shop-address.js';
+
+const DEFAULT_SIZES = { orders: 5000, customers: 1500, products: 400 };
 
 /** The demo reads no SHOPSNAP_* variable but --json/--verbose's: a shell set up for real backups must not redirect it. */
 export const demoCommand = defineCommand({
@@ -13,9 +17,9 @@ export const demoCommand = defineCommand({
   describe: 'Back up the built-in simulated shop into ./snapshots (no account, no network)',
   flags: {
     out: flag.string({ describe: 'Destination: a directory or s3://bucket/prefix', default: './snapshots' }),
-    orders: flag.number({ describe: 'Orders in the simulated shop', default: 5000 }),
-    customers: flag.number({ describe: 'Customers in the simulated shop', default: 1500 }),
-    products: flag.number({ describe: 'Products in the simulated shop', default: 400 }),
+    orders: flag.number({ describe: 'Orders in the simulated shop', default: DEFAULT_SIZES.orders }),
+    customers: flag.number({ describe: 'Customers in the simulated shop', default: DEFAULT_SIZES.customers }),
+    products: flag.number({ describe: 'Products in the simulated shop', default: DEFAULT_SIZES.products }),
   },
   examples: [['Simulate a Plus shop and back it up into ./snapshots', '$0 demo']],
   run: async (flags) => {
@@ -33,9 +37,10 @@ export const demoCommand = defineCommand({
       process.stderr.write(
         `Simulated shop at ${shop.url} (${flags.products} products, ${flags.customers} customers, ${flags.orders} orders, Plus rate limit)\n`,
       );
-      const exitCode = await runBackupFromCli(
+      const { exitCode, location } = await runBackupFromCli(
         {
-          shop: parseShopAddress(shop.url),
+          // The simulated shop listens on a random port; its key stays the same, so demos are snapshots of one shop.
+          shop: { origin: parseShopAddress(shop.url).origin, key: demoShopKey(flags) },
           token: shop.token,
           out: flags.out,
           resources: RESOURCES,
@@ -47,20 +52,41 @@ export const demoCommand = defineCommand({
         },
         logger,
       );
-      if (exitCode === EXIT.complete && !flags.json) {
-        process.stderr.write(
-          [
-            '',
-            'Look at it with DuckDB (every snapshot of every shop at once):',
-            `  SELECT financial_status, count(*), sum(total_price) FROM read_parquet('${flags.out}/*/*/parquet/orders/*.parquet') GROUP BY 1;`,
-            'Check it again at any time:  npx -- shopsnap verify <the location printed on stdout>',
-            '',
-          ].join('\n'),
-        );
-      }
+      if (exitCode === EXIT.complete && !flags.json) process.stderr.write(nextSteps(location));
       process.exitCode = exitCode;
     } finally {
       await shop.close();
     }
   },
 });
+
+/**
+ * The folder the demo's snapshots go to: `shopsnap-demo` (a name no real or loopback shop's key can take), with the
+ * sizes when they are not the default, because another size is another shop (its orders would otherwise look like a
+ * suspicious shrink of the default one's).
+ */
+export function demoShopKey(sizes: { orders: number; customers: number; products: number }): string {
+  const { orders, customers, products } = sizes;
+  const isDefault =
+    orders === DEFAULT_SIZES.orders && customers === DEFAULT_SIZES.customers && products === DEFAULT_SIZES.products;
+  return isDefault ? 'shopsnap-demo' : `shopsnap-demo-o${orders}-c${customers}-p${products}`;
+}
+
+/** A query on the snapshot just written (complete: its folder holds exactly its manifest's files), and verify. */
+function nextSteps(location: string): string {
+  const lines = ['', `Check it again at any time:  npx -- shopsnap verify ${location}`];
+  if (!isS3Url(location)) {
+    const here = relative(process.cwd(), location);
+    const path = here.startsWith('..') || isAbsolute(here) ? location : here;
+    lines.push(
+      'Look at its orders with DuckDB (from this folder):',
+      `  SELECT financial_status, count(*) AS orders, sum(total_price) AS revenue FROM read_parquet('${sqlText(`${path}/parquet/orders/*.parquet`)}') GROUP BY ALL ORDER BY ALL;`,
+      'Queries across snapshots (complete ones only): README.md, "Querying with DuckDB".',
+    );
+  }
+  return `${lines.join('\n')}\n\n`;
+}
+
+function sqlText(text: string): string {
+  return text.replaceAll("'", "''");
+}
