@@ -25,7 +25,6 @@ export interface BackupRequest {
   /** Start over instead of resuming an unfinished snapshot. */
   fresh?: boolean;
   checkpointIntervalMs?: number;
-  leaseTtlMs?: number;
 }
 
 /** What a backup reads and writes where: `backup` gives them defaults, `run` lets them override a job file. */
@@ -73,7 +72,6 @@ export async function runBackupFromCli(
           fresh: request.fresh,
           parts:
             request.checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs: request.checkpointIntervalMs },
-          leaseTtlMs: request.leaseTtlMs,
           parquetConverter,
         }),
       ),

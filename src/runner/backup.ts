@@ -43,8 +43,6 @@ export interface BackupOptions {
   resumeMaxAgeMs?: number;
   /** When parts are finished and progress is checkpointed (tests use small values). */
   parts?: Partial<PartPolicy>;
-  /** Lease time-to-live (default LEASE_TTL_MS); tests shorten it to resume quickly after a killed run. */
-  leaseTtlMs?: number;
   /**
    * Converts the run's NDJSON parts to Parquet; the caller owns it (closes it), and backups may share one. Default: a
    * converter in this process (the CLI converts in a child process).
@@ -66,8 +64,11 @@ export interface BackupResult {
  */
 export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const now = options.now ?? (() => new Date());
-  const lease = await acquireLease(options.storage, options.shop.key, { ttlMs: options.leaseTtlMs });
   const baseLogger = options.logger.child({ shop: options.shop.key });
+  const lease = await acquireLease(options.storage, options.shop.key, {
+    signal: options.signal,
+    logger: baseLogger,
+  });
   let staging: string | undefined;
   try {
     // Holding the lease, no other run uploads for this shop: unfinished uploads are a killed run's leftovers.

@@ -1,18 +1,24 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { Logger } from '../log.js';
 import type { Storage } from '../storage/storage.js';
 import { readObjectText, StorageError } from '../storage/storage.js';
+import { holderGone, type LeaseHolder, thisProcess } from './lease-holder.js';
 
 export const LEASE_NAME = 'lease.json';
-/** A lease not renewed for this long belongs to a dead run and may be taken over. Live runs renew every third. */
+/** A lease not renewed for this long belongs to a dead run and may be taken over. */
 export const LEASE_TTL_MS = 2 * 60_000;
+/**
+ * Live runs renew this often per TTL: a few failed renewals do not lose the lease, and a run on another machine that
+ * waits to see one (the proof that the holder lives) waits at most an eighth of the TTL plus one watch interval.
+ */
+const RENEWALS_PER_TTL = 8;
 const WATCH_INTERVAL_MS = 5_000;
 
-interface LeaseBody {
+interface LeaseBody extends LeaseHolder {
   owner: string;
-  host: string;
-  pid: number;
   acquired_at: string;
+  renewed_at: string;
   expires_at: string;
 }
 
@@ -26,52 +32,89 @@ export interface Lease {
   release(): Promise<void>;
 }
 
+export interface LeaseOptions {
+  ttlMs?: number;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Ends a wait for another run's lease at once (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Told what a wait is for and until when, and of every takeover. */
+  logger?: Logger;
+  /** The process that asks (default: this one); tests pose as others. */
+  self?: LeaseHolder;
+}
+
 /**
  * One run per shop and destination: a lease object created with create-only semantics and renewed while the run
- * lives. A newcomer that finds it watches it: renewed means its owner is alive, so the newcomer refuses to start;
- * still unrenewed when it expires means the owner died (a killed pod), so the newcomer takes over. A restarted job
- * therefore waits at most one TTL instead of failing on its own dead predecessor.
+ * lives. A newcomer that finds it decides at once when it can:
+ * - the holder ran on this machine and its process is gone (killed, crashed): taken over at once;
+ * - the holder runs on this machine: it is alive, so the newcomer refuses (exit 9) without waiting;
+ * - otherwise (another machine, e.g. a killed pod's successor) it watches the lease: renewed means the holder lives, so
+ *   the newcomer refuses; unrenewed until it expires means the holder died, so the newcomer takes over. It says what
+ *   it waits for and until when, and the signal ends the wait.
  */
-export async function acquireLease(
-  storage: Storage,
-  shopKey: string,
-  options: { ttlMs?: number; now?: () => number; sleep?: (ms: number) => Promise<void> } = {},
-): Promise<Lease> {
+export async function acquireLease(storage: Storage, shopKey: string, options: LeaseOptions = {}): Promise<Lease> {
   const ttl = options.ttlMs ?? LEASE_TTL_MS;
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? ((ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, { signal }));
+  const self = options.self ?? thisProcess();
   const key = `${shopKey}/${LEASE_NAME}`;
   const owner = randomUUID();
-  const write = async (createOnly: boolean) => {
+  let acquiredAt = '';
+  const write = async (create: boolean) => {
+    const at = new Date(now()).toISOString();
+    if (create) acquiredAt = at;
     const body = Buffer.from(
       JSON.stringify({
         owner,
-        host: hostname(),
-        pid: process.pid,
-        acquired_at: new Date(now()).toISOString(),
+        ...self,
+        acquired_at: acquiredAt,
+        renewed_at: at,
         expires_at: new Date(now() + ttl).toISOString(),
       } satisfies LeaseBody),
     );
     await storage.putBytes(key, body, {
       sha256: createHash('sha256').update(body).digest('hex'),
-      ifNoneMatch: createOnly,
+      ifNoneMatch: create,
     });
   };
+  const heldBy = (holder: LeaseBody) =>
+    new LeaseHeldError(
+      `another run is backing up ${shopKey} to ${storage.location}: pid ${holder.pid} on ${holder.host}, started ` +
+        `${holder.acquired_at}, lease last renewed ${holder.renewed_at} (it expires ${holder.expires_at} unless renewed)`,
+    );
   try {
     await write(true);
   } catch (error) {
     if (!(error instanceof StorageError && error.code === 'ERR_STORAGE_EXISTS')) throw error;
     const held = await readLease(storage, key);
-    const expiresAt = held === undefined ? 0 : Date.parse(held.expires_at);
-    while (held !== undefined && now() < expiresAt) {
-      await sleep(Math.min(WATCH_INTERVAL_MS, expiresAt - now()));
-      const seen = await readLease(storage, key);
-      if (seen === undefined) break;
-      if (seen.owner !== held.owner || seen.expires_at !== held.expires_at) {
-        throw new LeaseHeldError(
-          `another run (pid ${seen.pid} on ${seen.host}, since ${seen.acquired_at}) is backing up ${shopKey} to ${storage.location}`,
+    if (held !== undefined && holderGone(held, self)) {
+      options.logger?.info(
+        { holder: { host: held.host, pid: held.pid }, renewed_at: held.renewed_at },
+        `taking over the lease of pid ${held.pid} on ${held.host}: that process no longer runs`,
+      );
+    } else if (held !== undefined) {
+      const expiresAt = Date.parse(held.expires_at);
+      const local = held.host === self.host && held.pid_namespace === self.pid_namespace;
+      if (local && now() < expiresAt) throw heldBy(held);
+      if (now() < expiresAt) {
+        options.logger?.info(
+          { holder: { host: held.host, pid: held.pid }, renewed_at: held.renewed_at, expires_at: held.expires_at },
+          `waiting for the lease of another run (pid ${held.pid} on ${held.host}, last renewed ${held.renewed_at}): ` +
+            `renewed, that run lives and this one exits 9; unrenewed, this run takes it over at ${held.expires_at}`,
         );
       }
+      while (now() < expiresAt) {
+        options.signal?.throwIfAborted();
+        await sleep(Math.min(WATCH_INTERVAL_MS, expiresAt - now()), options.signal);
+        const seen = await readLease(storage, key);
+        if (seen === undefined) break;
+        if (seen.owner !== held.owner || seen.expires_at !== held.expires_at) throw heldBy(seen);
+      }
+      options.logger?.info(
+        { holder: { host: held.host, pid: held.pid }, renewed_at: held.renewed_at },
+        `taking over the lease of pid ${held.pid} on ${held.host}: not renewed since ${held.renewed_at}`,
+      );
     }
     await storage.delete(key);
     await write(true);
@@ -86,7 +129,7 @@ export async function acquireLease(
       .finally(() => {
         renewing = undefined;
       });
-  }, ttl / 3);
+  }, ttl / RENEWALS_PER_TTL);
   renewal.unref();
   return {
     async release() {

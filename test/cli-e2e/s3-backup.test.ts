@@ -33,8 +33,6 @@ function backup(prefix: string, env: Record<string, string> = {}) {
       '3',
       '--checkpoint-interval',
       '0.2',
-      '--lease-ttl',
-      '1',
       '--json',
       ...s3rverCliFlags(s3.endpoint),
     ],

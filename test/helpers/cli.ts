@@ -84,3 +84,11 @@ export function failureLine(stderr: string): string {
 export function lastLine(text: string): string {
   return text.trimEnd().split('\n').at(-1) ?? '';
 }
+
+/** The JSON log lines of a run's stderr (stderr not a terminal), parsed. */
+export function logLines(stderr: string): Array<{ msg: string; level: number; [key: string]: unknown }> {
+  return stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+}

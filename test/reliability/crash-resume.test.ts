@@ -35,21 +35,7 @@ afterAll(async () => {
 
 function backup(out: string, env: Record<string, string> = {}, extra: string[] = []) {
   return runCli(
-    [
-      'backup',
-      '--shop',
-      shop.url,
-      '--out',
-      out,
-      '--depth',
-      '2',
-      '--checkpoint-interval',
-      '0.2',
-      '--lease-ttl',
-      '1',
-      '--json',
-      ...extra,
-    ],
+    ['backup', '--shop', shop.url, '--out', out, '--depth', '2', '--checkpoint-interval', '0.2', '--json', ...extra],
     { env: { SHOPSNAP_TOKEN: TOKEN, ...env } },
   );
 }

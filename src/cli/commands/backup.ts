@@ -26,8 +26,6 @@ export const backupCommand = defineCommand({
       default: 120,
       check: (seconds) => (seconds > 0 ? undefined : 'must be a positive number'),
     }),
-    // For tests that kill a run and resume it at once: a dead run's lease otherwise blocks for two minutes.
-    leaseTtl: flag.number({ describe: 'Seconds a lease lasts without renewal', hidden: true }),
     ...S3_WRITE_FLAGS,
   },
   examples: [
@@ -50,7 +48,6 @@ export const backupCommand = defineCommand({
         verbose: args.verbose,
         fresh: args.fresh,
         checkpointIntervalMs: args.checkpointInterval * 1000,
-        ...(args.leaseTtl === undefined ? {} : { leaseTtlMs: args.leaseTtl * 1000 }),
       },
       logger,
     );
