@@ -62,7 +62,8 @@ export async function acquireLease(storage: Storage, shopKey: string, options: L
   const owner = randomUUID();
   let acquiredAt = '';
   const write = async (create: boolean) => {
-    const at = new Date(now()).toISOString();
+    const atMs = now();
+    const at = new Date(atMs).toISOString();
     if (create) acquiredAt = at;
     const body = Buffer.from(
       JSON.stringify({
@@ -70,7 +71,7 @@ export async function acquireLease(storage: Storage, shopKey: string, options: L
         ...self,
         acquired_at: acquiredAt,
         renewed_at: at,
-        expires_at: new Date(now() + ttl).toISOString(),
+        expires_at: new Date(atMs + ttl).toISOString(),
       } satisfies LeaseBody),
     );
     await storage.putBytes(key, body, {

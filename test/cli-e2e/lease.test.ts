@@ -3,7 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseShopAddress } from '../../src/cli/shop-address.js';
-import { type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { LEASE_TTL_MS } from '../../src/snapshot/lease.js';
 import { failureLine, lastLine, logLines, runCli, startCli } from '../helpers/cli.js';
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
     customers: 20,
     products: 20,
     token: TOKEN,
-    latency: { baseMs: 20, perRecordMs: 0.5 },
+    latency: uniformLatency(20, 0.5),
   });
   shopKey = parseShopAddress(shop.url).key;
   work = await mkdtemp(join(tmpdir(), 'shopsnap-lease-e2e-'));
