@@ -4,7 +4,7 @@ export { expectedLatencyMs, LATENCY_PRESETS, medianLatencyMs, uniformLatency } f
 export type { FaultOptions, InjectedFaults, RatePreset, ShopOptions } from './options.js';
 export { MAX_GENERATED_RECORDS, ShopOptionsError } from './options.js';
 export type { BucketShape } from './rate-limit.js';
-export { RATE_PRESETS } from './rate-limit.js';
+export { parseRate, RATE_PRESETS } from './rate-limit.js';
 export type { RunningShop } from './server.js';
 export { startShop } from './server.js';
 export { formatShopTime, SHOP_TIME_ZONE } from './shop-time.js';

@@ -4,14 +4,30 @@ export interface BucketShape {
   leakPerSecond: number;
 }
 
-export type RatePreset = 'standard' | 'plus' | 'unlimited';
+export type RatePreset = 'standard' | 'advanced' | 'plus' | 'unlimited';
 
-/** standard: 40 @ 2/s; plus: 400 @ 20/s (Shopify staff, 2023; older sources say 80 @ 4/s); unlimited never throttles. */
+/**
+ * standard: 40 @ 2/s; advanced: 80 @ 4/s; plus: 400 @ 20/s (Shopify staff, 2023; older sources say 80 @ 4/s);
+ * unlimited never throttles.
+ */
 export const RATE_PRESETS: Record<RatePreset, BucketShape> = {
   standard: { bucket: 40, leakPerSecond: 2 },
+  advanced: { bucket: 80, leakPerSecond: 4 },
   plus: { bucket: 400, leakPerSecond: 20 },
   unlimited: { bucket: 40, leakPerSecond: Number.POSITIVE_INFINITY },
 };
+
+/**
+ * A preset's name or any bucket as `SIZE@LEAK` (`80@4`, `320@16`, `40@20`: apps with raised limits and shops whose
+ * leak is not their tier's exist); undefined when the text is neither.
+ */
+export function parseRate(text: string): BucketShape | undefined {
+  if (Object.hasOwn(RATE_PRESETS, text)) return RATE_PRESETS[text as RatePreset];
+  const match = /^(\d+)@(\d+(?:\.\d+)?)$/.exec(text.trim());
+  if (!match) return undefined;
+  const shape = { bucket: Number(match[1]), leakPerSecond: Number(match[2]) };
+  return Number.isSafeInteger(shape.bucket) && shape.bucket >= 1 && shape.leakPerSecond > 0 ? shape : undefined;
+}
 
 export interface BucketTake {
   allowed: boolean;

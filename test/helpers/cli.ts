@@ -26,8 +26,8 @@ export interface CliRun {
   done: Promise<CliResult>;
   pid: number | undefined;
   kill(signal: NodeJS.Signals): void;
-  /** Resolves when stderr has printed a line matching `pattern`. */
-  waitForStderr(pattern: RegExp): Promise<void>;
+  /** Resolves with the match once stderr has printed text matching `pattern`. */
+  waitForStderr(pattern: RegExp): Promise<RegExpExecArray>;
 }
 
 /**
@@ -43,16 +43,17 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
   });
   let stdout = '';
   let stderr = '';
-  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const waiters: { pattern: RegExp; resolve: (match: RegExpExecArray) => void }[] = [];
   child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString();
   });
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
     for (const waiter of [...waiters]) {
-      if (waiter.pattern.test(stderr)) {
+      const match = waiter.pattern.exec(stderr);
+      if (match) {
         waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
+        waiter.resolve(match);
       }
     }
   });
@@ -63,8 +64,10 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
     done,
     pid: child.pid,
     kill: (signal) => child.kill(signal),
-    waitForStderr: (pattern) =>
-      pattern.test(stderr) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve })),
+    waitForStderr: (pattern) => {
+      const match = pattern.exec(stderr);
+      return match ? Promise.resolve(match) : new Promise((resolve) => waiters.push({ pattern, resolve }));
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import type { CustomerFacts } from '../../src/simulator/generate/facts.js';
 import { IdSpace } from '../../src/simulator/ids.js';
 import { centsOf, money, moneySet } from '../../src/simulator/money.js';
 import { decodePageInfo, encodePageInfo } from '../../src/simulator/page-info.js';
-import { LeakyBucket } from '../../src/simulator/rate-limit.js';
+import { LeakyBucket, parseRate } from '../../src/simulator/rate-limit.js';
 import { exactEmailOf, parseCustomerQuery } from '../../src/simulator/search.js';
 
 describe('page_info tokens', () => {
@@ -169,5 +169,28 @@ describe('customer search queries', () => {
     ['email:a@b.c first_name:x', undefined],
   ])('exact email of %s is %s', (query, email) => {
     expect(exactEmailOf(query)).toBe(email);
+  });
+});
+
+describe('rate of a simulated shop', () => {
+  it.each([
+    ['standard', { bucket: 40, leakPerSecond: 2 }],
+    ['advanced', { bucket: 80, leakPerSecond: 4 }],
+    ['plus', { bucket: 400, leakPerSecond: 20 }],
+    ['unlimited', { bucket: 40, leakPerSecond: Number.POSITIVE_INFINITY }],
+    ['80@4', { bucket: 80, leakPerSecond: 4 }],
+    ['320@16', { bucket: 320, leakPerSecond: 16 }],
+    ['40@20', { bucket: 40, leakPerSecond: 20 }],
+    ['10@0.5', { bucket: 10, leakPerSecond: 0.5 }],
+    ['80x4', undefined],
+    ['0@2', undefined],
+    ['40@0', undefined],
+    ['40@', undefined],
+    ['-40@2', undefined],
+    ['40.5@2', undefined],
+    ['toString', undefined],
+    ['', undefined],
+  ])('%s', (text, shape) => {
+    expect(parseRate(text)).toEqual(shape);
   });
 });

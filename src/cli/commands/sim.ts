@@ -1,7 +1,48 @@
 import { API_PREFIX } from '../../shopify/resources.js';
-import { type RatePreset, startShop, uniformLatency } from '../../simulator/index.js';
+import {
+  type BucketShape,
+  LATENCY_PRESETS,
+  type LatencyModel,
+  type LatencyOptions,
+  type LatencyPreset,
+  parseRate,
+  startShop,
+} from '../../simulator/index.js';
 import { defineCommand } from '../command.js';
 import { flag } from '../flags.js';
+
+const RATE_HELP = 'standard, advanced, plus, unlimited or SIZE@LEAK (e.g. 80@4: bucket 80, leaking 4/s)';
+
+export interface SimLatencyFlags {
+  latency: LatencyPreset;
+  countMs?: number | undefined;
+  singleMs?: number | undefined;
+  writeMs?: number | undefined;
+  listMs?: number | undefined;
+  perRecordMs?: number | undefined;
+}
+
+/**
+ * The latency preset with the fields the flags set. `--per-record-ms` sets every resource's cost per record and drops
+ * the preset's cost per variant, so a page takes exactly `list + records × per-record`.
+ */
+export function latencyFromFlags(flags: SimLatencyFlags): LatencyOptions {
+  const overrides: Partial<LatencyModel> = {};
+  if (flags.countMs !== undefined) overrides.countMs = flags.countMs;
+  if (flags.singleMs !== undefined) overrides.singleMs = flags.singleMs;
+  if (flags.writeMs !== undefined) overrides.writeMs = flags.writeMs;
+  if (flags.listMs !== undefined) overrides.listMs = flags.listMs;
+  const perRecord = flags.perRecordMs;
+  if (perRecord !== undefined) {
+    overrides.perRecordMs = { products: perRecord, customers: perRecord, orders: perRecord };
+    overrides.perVariantMs = 0;
+  }
+  return Object.keys(overrides).length === 0 ? flags.latency : { ...LATENCY_PRESETS[flags.latency], ...overrides };
+}
+
+function describeRate(rate: BucketShape): string {
+  return Number.isFinite(rate.leakPerSecond) ? `bucket ${rate.bucket} @ ${rate.leakPerSecond}/s` : 'unlimited';
+}
 
 /**
  * `shopsnap sim`: serve the simulated shop until SIGINT/SIGTERM, printing its URL and token on stdout. It reads no
@@ -15,28 +56,45 @@ export const simCommand = defineCommand({
     customers: flag.number({ describe: 'Customers to generate (up to 1,000,000)', default: 10_000 }),
     products: flag.number({ describe: 'Products to generate (up to 1,000,000)', default: 1_000 }),
     rate: flag.string({
-      describe: 'Leaky bucket: standard 40 @ 2/s, plus 400 @ 20/s, or unlimited',
-      choices: ['standard', 'plus', 'unlimited'] satisfies RatePreset[],
+      describe: `Leaky bucket: ${RATE_HELP}; standard is 40@2, advanced 80@4, plus 400@20`,
       default: 'standard',
+      check: (text) => (parseRate(text) ? undefined : `must be ${RATE_HELP}, not ${JSON.stringify(text)}`),
     }),
     port: flag.number({ describe: 'Port on 127.0.0.1 (0: any free port)', default: 8080 }),
     seed: flag.number({ describe: 'Same seed and sizes give the same data', default: 1 }),
     bigIdShare: flag.number({ describe: 'Share of ids above 2^53 (0..1)', default: 0.01 }),
-    latencyMs: flag.number({ describe: 'Milliseconds added to every response', default: 0 }),
-    perRecordMs: flag.number({ describe: 'Milliseconds added per record in a response', default: 0 }),
+    latency: flag.string({
+      describe: 'Response times: none (at once) or realistic (per kind, with a lognormal tail and rare stalls)',
+      choices: ['none', 'realistic'] satisfies LatencyPreset[],
+      default: 'none',
+    }),
+    countMs: flag.number({ describe: 'Median ms of a count (sets that field of --latency)' }),
+    singleMs: flag.number({ describe: 'Median ms of one record (sets that field of --latency)' }),
+    writeMs: flag.number({ describe: 'Median ms of a write (sets that field of --latency)' }),
+    listMs: flag.number({ describe: 'Median ms of a list page before its records (sets that field of --latency)' }),
+    perRecordMs: flag.number({ describe: 'Ms a list page takes per record, any resource (sets it in --latency)' }),
     token: flag.string({ describe: 'Accepted access token (default: a random shpat_… token)' }),
   },
-  examples: [['Serve a 50,000-order Plus shop on port 8080', '$0 sim --orders 50000 --rate plus --port 8080']],
+  examples: [
+    ['Serve a 50,000-order Plus shop on port 8080', '$0 sim --orders 50000 --rate plus --port 8080'],
+    [
+      'A bucket leaking faster than its tier, realistic pages, counts at once',
+      '$0 sim --rate 40@20 --latency realistic --count-ms 0',
+    ],
+    ['Pages in exactly 150 ms + 7 ms per record, everything else at once', '$0 sim --list-ms 150 --per-record-ms 7'],
+  ],
   run: async (flags) => {
+    const rate = parseRate(flags.rate) as BucketShape;
+    const latency = latencyFromFlags(flags);
     const shop = await startShop({
       orders: flags.orders,
       customers: flags.customers,
       products: flags.products,
-      rate: flags.rate,
+      rate,
       port: flags.port,
       seed: flags.seed,
       bigIdShare: flags.bigIdShare,
-      latency: uniformLatency(flags.latencyMs, flags.perRecordMs),
+      latency,
       ...(flags.token !== undefined && { token: flags.token }),
     });
     // Listening for the signals before saying so: a caller that stops the shop as soon as it reads the URL would
@@ -51,8 +109,10 @@ export const simCommand = defineCommand({
       process.on('SIGTERM', stop);
     });
     process.stdout.write(`shop:  ${shop.url}\ntoken: ${shop.token}\napi:   ${shop.url}${API_PREFIX}\n`);
+    const times = typeof latency === 'string' ? latency : `${flags.latency} with the times given`;
     process.stderr.write(
-      `Serving ${flags.products} products, ${flags.customers} customers and ${flags.orders} orders (rate: ${flags.rate}). Stop with Ctrl-C.\n`,
+      `Serving ${flags.products} products, ${flags.customers} customers and ${flags.orders} orders at ${shop.url} ` +
+        `(rate: ${describeRate(rate)}; latency: ${times}). Stop with Ctrl-C.\n`,
     );
     await stopped;
     await shop.close();
