@@ -10,7 +10,8 @@ export type CrashPoint =
   | 'between-uploads'
   | 'after-checkpoint'
   | 'before-manifest'
-  | 'after-manifest';
+  | 'after-manifest'
+  | 'mid-prune';
 
 const wanted = parse(process.env.TEST_SHOPSNAP_CRASH_AT);
 let passes = 0;

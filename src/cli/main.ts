@@ -5,6 +5,7 @@ import { closest } from './closest.js';
 import { declareOptions, GLOBAL_FLAGS } from './command.js';
 import { backupCommand } from './commands/backup.js';
 import { demoCommand } from './commands/demo.js';
+import { pruneCommand } from './commands/prune.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
@@ -19,7 +20,7 @@ import { unknownVariableWarnings } from './variables.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Every command, each declared in one place (see command.ts). */
-const COMMANDS = [backupCommand, runCommand, verifyCommand, schemaCommand, demoCommand, simCommand];
+const COMMANDS = [backupCommand, runCommand, verifyCommand, pruneCommand, schemaCommand, demoCommand, simCommand];
 
 const argv = hideBin(process.argv);
 

@@ -21,8 +21,13 @@ export interface JobSpec {
   s3: S3Settings;
   /** Shops backed up at once by one worker; each keeps its own rate-limit pacer. */
   parallelShops: number;
-  /** Retention hint for the bucket lifecycle / cleanup (days a snapshot is kept). */
-  keepWithinDays?: number;
+  /** Snapshots of each shop pruned after its successful backup (see runner/prune.ts); none when absent. */
+  retention?: JobRetention;
+}
+
+export interface JobRetention {
+  keepWithinDays: number;
+  keepLast: number;
 }
 
 export class JobFileError extends Error {
@@ -67,19 +72,7 @@ export function parseJobFile(text: string, file: string): JobSpec {
   const out = document.out;
   if (typeof out !== 'string' || out === '') problems.push('out: required, a directory or s3://bucket/prefix');
   const s3 = readS3(document.s3, problems);
-  let keepWithinDays: number | undefined;
-  if (document.retention !== undefined) {
-    if (!isRecord(document.retention)) problems.push('retention: must be a mapping');
-    else
-      keepWithinDays = readInteger(
-        document.retention.keep_within_days,
-        'retention.keep_within_days',
-        35,
-        1,
-        36500,
-        problems,
-      );
-  }
+  const retention = readRetention(document.retention, problems);
   const name = document.name ?? file.replace(/^.*\//, '').replace(/\.ya?ml$/, '');
   if (typeof name !== 'string') problems.push('name: must be text');
   if (problems.length > 0) throw new JobFileError(file, problems);
@@ -92,7 +85,24 @@ export function parseJobFile(text: string, file: string): JobSpec {
     out: out as string,
     s3,
     parallelShops,
-    ...(keepWithinDays === undefined ? {} : { keepWithinDays }),
+    ...(retention === undefined ? {} : { retention }),
+  };
+}
+
+const RETENTION_KEYS = ['keep_within_days', 'keep_last'];
+
+function readRetention(value: unknown, problems: string[]): JobRetention | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) {
+    problems.push(`retention: must be a mapping of ${RETENTION_KEYS.join(', ')}`);
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    if (!RETENTION_KEYS.includes(key)) problems.push(`retention.${key}: unknown setting`);
+  }
+  return {
+    keepWithinDays: readInteger(value.keep_within_days, 'retention.keep_within_days', 35, 1, 36500, problems),
+    keepLast: readInteger(value.keep_last, 'retention.keep_last', 7, 0, 1_000_000, problems),
   };
 }
 

@@ -3,10 +3,12 @@ import PQueue from 'p-queue';
 import type { ShopAddress } from '../cli/shop-address.js';
 import type { Logger } from '../log.js';
 import type { Manifest } from '../snapshot/manifest.js';
+import { DAY_MS } from '../snapshot/retention.js';
 import { expectedCrawlMs, probeShop } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
 import { type BackupOptions, type BackupResult, runBackup } from './backup.js';
 import type { JobSpec } from './job-file.js';
+import { type PruneReport, prune } from './prune.js';
 import type { Shard } from './shard.js';
 import { expectedDurations, slowestFirst } from './shop-order.js';
 
@@ -22,7 +24,11 @@ export interface ShopOutcome {
   location?: string;
   suspicious_shrink?: Manifest['suspicious_shrink'];
   error?: string;
-  /** Set for failures: the error itself, for the CLI to classify. */
+  /** What the job's retention removed after a complete snapshot (see prune.ts). */
+  pruned?: PruneReport['removed'];
+  /** Why that pruning failed; the snapshot itself stands. */
+  prune_error?: string;
+  /** Set for failures (of the backup, or of the pruning after it): the error itself, for the CLI to classify. */
   cause?: unknown;
 }
 
@@ -83,6 +89,7 @@ export async function runJob(options: {
             status,
             location: result.location,
             ...(suspicious_shrink ? { suspicious_shrink } : {}),
+            ...(status === 'complete' ? await applyRetention(options, target.shop.key) : {}),
           };
         } catch (error) {
           options.logger.error({ shop: target.shop.key, err: error }, 'shop failed');
@@ -105,6 +112,30 @@ export async function runJob(options: {
   const body = Buffer.from(`${JSON.stringify(summary, null, 2)}\n`);
   await options.storage.putBytes(summaryKey, body, { sha256: createHash('sha256').update(body).digest('hex') });
   return { outcomes, summaryKey };
+}
+
+/** The job's retention for one shop, after its complete snapshot: what went, or why pruning failed. */
+async function applyRetention(
+  options: { job: JobSpec; storage: Storage; logger: Logger },
+  shop: string,
+): Promise<Pick<ShopOutcome, 'pruned' | 'prune_error' | 'cause'>> {
+  const { retention } = options.job;
+  if (retention === undefined) return {};
+  try {
+    const report = await prune({
+      catalog: { storage: options.storage, scope: { kind: 'shop', shop } },
+      policy: { keepWithinMs: retention.keepWithinDays * DAY_MS, keepLast: retention.keepLast },
+      onRemove: ({ entry, reason }) =>
+        options.logger.info(
+          { shop, snapshot: entry.id, state: entry.state, objects: entry.objects, bytes: entry.bytes, reason },
+          'removed snapshot',
+        ),
+    });
+    return { pruned: report.removed };
+  } catch (error) {
+    options.logger.error({ shop, err: error }, 'pruning failed');
+    return { prune_error: (error as Error).message, cause: error };
+  }
 }
 
 /**

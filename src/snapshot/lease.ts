@@ -150,3 +150,9 @@ async function readLease(storage: Storage, key: string): Promise<LeaseBody | und
     return undefined;
   }
 }
+
+/** Whether a run holds the shop's lease now: it exists and has not expired (a dead run's expires within the TTL). */
+export async function leaseIsLive(storage: Storage, shopKey: string, now: number): Promise<boolean> {
+  const held = await readLease(storage, `${shopKey}/${LEASE_NAME}`);
+  return held !== undefined && now < Date.parse(held.expires_at);
+}

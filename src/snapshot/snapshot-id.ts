@@ -9,3 +9,9 @@ const SNAPSHOT_ID = /^\d{8}T\d{9}Z$/;
 export function isSnapshotId(text: string): boolean {
   return SNAPSHOT_ID.test(text);
 }
+
+/** The UTC start time a snapshot id stands for, in ms since the epoch. */
+export function snapshotTime(id: string): number {
+  if (!isSnapshotId(id)) throw new Error(`not a snapshot id: ${id}`);
+  return Date.parse(id.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/, '$1-$2-$3T$4:$5:$6.$7Z'));
+}

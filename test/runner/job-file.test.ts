@@ -38,6 +38,15 @@ describe('parseJobFile', () => {
   });
 
   it.each([
+    ['given whole', '{ keep_within_days: 90, keep_last: 3 }', { keepWithinDays: 90, keepLast: 3 }],
+    ['by its defaults', '{}', { keepWithinDays: 35, keepLast: 7 }],
+    ['keeping no minimum', '{ keep_within_days: 1, keep_last: 0 }', { keepWithinDays: 1, keepLast: 0 }],
+  ])('reads retention %s', (_name, retention, expected) => {
+    const job = parseJobFile(`shops: [{shop: a, token_env: T}]\nout: ./x\nretention: ${retention}\n`, 'job.yaml');
+    expect(job.retention).toEqual(expected);
+  });
+
+  it.each([
     ['no shops', 'out: x', ['shops: required, a list of {shop, token_env | token_file}']],
     [
       'a literal token and an unknown key',
@@ -62,6 +71,20 @@ describe('parseJobFile', () => {
         'shops[0].shop: invalid shop "../x": not a shop name; expected a shop name, name.myshopify.com or https://name.myshopify.com',
         'shops[1].shop: invalid shop "x.myshopify.com.evil.io": not a shop name; expected a shop name, name.myshopify.com or https://name.myshopify.com',
       ],
+    ],
+    [
+      'a retention it cannot apply',
+      'out: x\nshops: [{shop: a, token_env: T}]\nretention: { keep_within_days: 0, keep_last: -1, keep_weekly: 4 }',
+      [
+        'retention.keep_weekly: unknown setting',
+        'retention.keep_within_days: must be a whole number from 1 to 36500',
+        'retention.keep_last: must be a whole number from 0 to 1000000',
+      ],
+    ],
+    [
+      'a retention that is not a mapping',
+      'out: x\nshops: [{shop: a, token_env: T}]\nretention: 35',
+      ['retention: must be a mapping of keep_within_days, keep_last'],
     ],
   ])('reports %s with paths', (_name, text, expected) => {
     expect(problemsOf(text)).toEqual(expected);

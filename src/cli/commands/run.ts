@@ -72,9 +72,14 @@ export const runCommand = defineCommand({
       for (const outcome of outcomes) {
         if (outcome.location !== undefined) process.stdout.write(`${outcome.location}\n`);
         else process.stderr.write(`shopsnap: ${outcome.shop} failed: ${outcome.error}\n`);
+        if (outcome.prune_error !== undefined) {
+          process.stderr.write(`shopsnap: ${outcome.shop}: ${outcome.prune_error}\n`);
+        }
       }
     }
-    const failed = outcomes.find((outcome) => outcome.status === 'failed');
+    const failed =
+      outcomes.find((outcome) => outcome.status === 'failed') ??
+      outcomes.find((outcome) => outcome.prune_error !== undefined);
     if (failed !== undefined) process.exitCode = describeFailure(failed.cause).exitCode;
     else if (outcomes.some((outcome) => outcome.suspicious_shrink !== undefined))
       process.exitCode = EXIT.suspiciousShrink;
