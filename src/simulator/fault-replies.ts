@@ -1,5 +1,7 @@
+import type { ResourceName } from '../shopify/resources.js';
 import { ERRORS, type ErrorReply, SERVER_ERRORS } from './errors.js';
 import type { FaultDecision } from './faults.js';
+import type { BaseFacts } from './generate/facts.js';
 import type { LeakyBucket } from './rate-limit.js';
 import { errorReply, type Reply } from './reply.js';
 import type { ShopState } from './shop-state.js';
@@ -32,17 +34,35 @@ export function faultReply(
     state.injected('pageInfoErrorRate');
     return errorReply(ERRORS.pageInfoInvalid());
   }
-  const serverError = SERVER_ERRORS[fault.serverError];
-  if (serverError) {
+  if (fault.serverError >= 0) {
     state.injected('serverErrorRate');
-    return {
-      status: serverError.status,
-      text: serverError.body,
-      records: 0,
-      headers: { 'Content-Type': serverError.type },
-    };
+    return serverErrorReply(fault.serverError, 0);
   }
   return undefined;
+}
+
+/**
+ * The 5xx of a page too large to answer (FaultOptions.oversizedPages), counted; undefined when the page is served.
+ * It takes the time of the page it would have been (`records`): the shop gave up on work it did.
+ */
+export function oversizedPageReply(
+  state: ShopState,
+  resource: ResourceName,
+  limit: number,
+  page: readonly { facts: BaseFacts }[],
+): Reply | undefined {
+  const knob = state.faults.options.oversizedPages;
+  if (knob === undefined || knob.resource !== resource || limit <= knob.aboveLimit) return undefined;
+  if (!page.some(({ facts }) => facts.id >= knob.minId && facts.id <= knob.maxId)) return undefined;
+  const error = state.faults.oversizedPageError();
+  if (error < 0) return undefined;
+  state.injected('oversizedPages');
+  return serverErrorReply(error, page.length);
+}
+
+function serverErrorReply(index: number, records: number): Reply {
+  const error = SERVER_ERRORS[index] as (typeof SERVER_ERRORS)[number];
+  return { status: error.status, text: error.body, records, headers: { 'Content-Type': error.type } };
 }
 
 /** Counts the body fault about to damage a reply. */

@@ -51,6 +51,8 @@ const DRAWS = 7;
  */
 export class FaultPlan {
   private rng: Rng;
+  private oversizedRng: Rng;
+  private oversizedTurn = 0;
   private burstLeft = 0;
   private errorTurn = 0;
   private listRequests = 0;
@@ -61,6 +63,7 @@ export class FaultPlan {
     shopSeed: number,
   ) {
     this.rng = new Rng(options.seed ?? shopSeed, STREAM.faults);
+    this.oversizedRng = new Rng(options.seed ?? shopSeed, STREAM.oversizedPages);
   }
 
   get ignoreFilters(): boolean | 'created_at' {
@@ -101,6 +104,15 @@ export class FaultPlan {
     decision.cutAt = 0.1 + cut * 0.8;
     decision.slowMs = draw(draws, 4, o.slowRate) ? (o.slowMs ?? 2000) : 0;
     return decision;
+  }
+
+  /**
+   * For a page the `oversizedPages` knob covers: the 5xx it gets (index into SERVER_ERRORS), or -1 when its draw
+   * spares it. Drawn from a stream of its own, so the other knobs' draws stay where they were.
+   */
+  oversizedPageError(): number {
+    if (!this.oversizedRng.chance(this.options.oversizedPages?.rate ?? 1)) return -1;
+    return this.oversizedTurn++ % 4;
   }
 
   /** Counts a list request; true when the churn knob wants a create/update/delete now. */

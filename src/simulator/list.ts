@@ -1,6 +1,7 @@
 import type { ResourceName } from '../shopify/resources.js';
 import { API_PREFIX } from '../shopify/resources.js';
 import { ERRORS } from './errors.js';
+import { oversizedPageReply } from './fault-replies.js';
 import { parseFields, project } from './fields.js';
 import { FILTERS, FilterError, type Filters, parseFilters } from './filters.js';
 import { orderIndicesOfCustomer } from './generate/context.js';
@@ -198,6 +199,8 @@ export function handleList(state: ShopState, resource: ResourceName, request: Si
   const sinceId = filters.sinceId;
   const from = cursor?.key ?? (sinceId !== undefined ? { value: sinceId, id: sinceId } : null);
   const page = readPage(view, limit, from, cursor?.direction ?? 'next', cursor === null);
+  const oversized = oversizedPageReply(state, resource, limit, page.entries);
+  if (oversized) return oversized;
   const store = state.store(resource);
   const parts = page.entries.map((entry) =>
     fields ? serialize(project(store.recordOf(entry), fields)) : store.textOf(entry),

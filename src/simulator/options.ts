@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonObject } from '../shopify/json.js';
-import { API_VERSION } from '../shopify/resources.js';
+import { API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyOptions } from './latency.js';
 import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
 
@@ -12,6 +12,13 @@ export interface FaultOptions {
   serverErrorRate?: number;
   /** A drawn 5xx repeats for this many consecutive list/count requests. @default 1 */
   serverErrorBurst?: number;
+  /**
+   * Pages too large to answer, as on shops with heavy orders (live-shop.md §1.2): a list request of `resource` whose
+   * `limit` is above `aboveLimit` and whose page would include a record with an id from `minId` to `maxId` answers a
+   * 5xx (500, 502, 503, 504 in turn, worded as Shopify's) with probability `rate` (@default 1), after the time the page
+   * would have taken. The same page at a limit of `aboveLimit` or less is served.
+   */
+  oversizedPages?: { resource: ResourceName; aboveLimit: number; minId: bigint; maxId: bigint; rate?: number };
   /** Probability of sending the headers and part of the body, then destroying the socket. @default 0 */
   resetRate?: number;
   /**

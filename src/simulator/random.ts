@@ -95,5 +95,6 @@ export const STREAM = {
   faults: 51,
   churn: 52,
   latency: 53,
+  oversizedPages: 54,
   token: 61,
 } as const;

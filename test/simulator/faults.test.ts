@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type JsonObject, parseJson } from '../../src/shopify/json.js';
 import { API_PREFIX } from '../../src/shopify/resources.js';
-import { type FaultOptions, type RunningShop, startShop } from '../../src/simulator/index.js';
+import { type FaultOptions, type LatencyOptions, type RunningShop, startShop } from '../../src/simulator/index.js';
 import { clientFor, links, listOf } from './shop-client.js';
 
 let shops: RunningShop[] = [];
@@ -283,5 +283,81 @@ describe('simulated shop: fault knobs', () => {
     const next = nextLink(await rawGet(shop, '/orders.json?status=any&limit=5')) as string;
     expect(next.startsWith(`https://elsewhere.example:8443${API_PREFIX}/orders.json?limit=5&page_info=`)).toBe(true);
     expect(shop.stats().faults).toEqual({ linkOrigin: 1 });
+  });
+});
+
+describe('simulated shop: pages too large to answer (oversizedPages)', () => {
+  /** Orders by generated index (ids grow with it); the default list is newest first, i.e. highest index first. */
+  const heavyShop = async (rate?: number, latency?: LatencyOptions) => {
+    const shop = await startShop({ seed: 41, orders: 200, ...(latency && { latency }) });
+    shops.push(shop);
+    const ids = [...shop.records('orders')]
+      .map((order) => BigInt(order.id as number | bigint))
+      .sort((a, b) => (a < b ? -1 : 1));
+    shop.setFaults({
+      oversizedPages: {
+        resource: 'orders',
+        aboveLimit: 50,
+        minId: ids[100] as bigint,
+        maxId: ids[109] as bigint,
+        rate,
+      },
+    });
+    return { shop, ids };
+  };
+  const withLimit = (url: string, limit: number) => url.replace(/limit=\d+/, `limit=${limit}`);
+
+  it('answers 500, 502, … to a page above the limit reaching the heavy ids; the same page at a smaller limit is served', async () => {
+    const { shop } = await heavyShop(undefined, { perRecordMs: { orders: 3 } });
+    const client = clientFor(shop);
+    const statuses: number[] = [];
+    const seen: bigint[] = [];
+    let failedMs = 0;
+    let next: string | undefined = '/orders.json?status=any&limit=100&fields=id';
+    while (next) {
+      const started = performance.now();
+      let page = await client.get(next);
+      statuses.push(page.status);
+      if (page.status !== 200) {
+        failedMs ||= performance.now() - started;
+        page = await client.get(withLimit(next, 50));
+        statuses.push(page.status);
+      }
+      seen.push(...listOf(page, 'orders').map((order) => BigInt(order.id as number | bigint)));
+      const link = links(page.headers.get('link')).next;
+      next = link && withLimit(link, 100);
+    }
+    // 199..100 holds the heavy ids, so does 149..50; 199..150, 149..100 (at 50) and 99..0 are served.
+    expect(statuses).toEqual([500, 200, 502, 200, 200]);
+    expect(seen).toHaveLength(200);
+    expect(new Set(seen).size).toBe(200);
+    // It takes the time of the 100-record page it gave up on.
+    expect(failedMs).toBeGreaterThanOrEqual(100 * 3);
+    expect(shop.stats().faults).toEqual({ oversizedPages: 2 });
+  });
+
+  it('leaves counts, other resources and pages without the heavy ids alone', async () => {
+    const { shop, ids } = await heavyShop();
+    const client = clientFor(shop);
+    expect((await client.get('/orders/count.json?status=any')).status).toBe(200);
+    expect((await client.get('/customers.json?limit=250')).status).toBe(200);
+    expect((await client.get(`/orders.json?status=any&limit=250&since_id=${ids[109]}`)).status).toBe(200);
+    expect((await client.get(`/orders.json?status=any&limit=250&since_id=${ids[108]}`)).status).toBe(500);
+    expect((await client.get(`/orders.json?status=any&limit=50&since_id=${ids[99]}`)).status).toBe(200);
+    expect(shop.stats().faults).toEqual({ oversizedPages: 1 });
+  });
+
+  it('strikes with its probability, the same way for the same seed', async () => {
+    const run = async () => {
+      const { shop } = await heavyShop(0.5);
+      const client = clientFor(shop);
+      const out: number[] = [];
+      for (let k = 0; k < 24; k++) out.push((await client.get('/orders.json?status=any&limit=250&fields=id')).status);
+      return out;
+    };
+    const first = await run();
+    expect(first.filter((status) => status === 200).length).toBeGreaterThan(3);
+    expect(first.filter((status) => status !== 200).length).toBeGreaterThan(3);
+    expect(await run()).toEqual(first);
   });
 });
