@@ -22,12 +22,14 @@ export interface BucketSample {
 /** Every Shopify plan leaks a full bucket in at most this many seconds (40 at 2/s, 80 at 4/s, 400 at 20/s). */
 const TIER_SECONDS = 20;
 
-/** How fast the fastest round trip is forgotten, per answer. */
-const FASTEST_DRIFT = 1.01;
-
-/** The fastest round trip lately seen, after one more answer: the fastest ever would be stuck on one lucky answer. */
-export function fastestLately(fastestMs: number, sampleMs: number): number {
-  return Math.min(fastestMs * FASTEST_DRIFT, sampleMs);
+/**
+ * When the server counted a request, as far as its round trip tells (see answerTiming in round-trips.ts): `prompt`
+ * when it came back about as fast as answers of its kind and size do, so it did not wait in a queue before the server
+ * looked at it; `wayThereMs` is the time taken as the way there (half the fastest such round trip).
+ */
+export interface AnswerTiming {
+  prompt: boolean;
+  wayThereMs: number;
 }
 
 /** Shopify's leak for a bucket of this size: the guess until a leak is measured, and the floor of every plan. */
@@ -44,7 +46,7 @@ const MAX_SAMPLE_SPAN_MS = 2000;
  * bucket drains far faster than we send: it does not limit us (for DRAIN_MEMORY_MS, unless proven again). A smaller
  * rate proves nothing: a Basic shop behind slow answers also empties its bucket.
  */
-const DRAIN_SPAN_MS = 300;
+const DRAIN_SPAN_MS = 100;
 const DRAIN_FACTOR = 3;
 const DRAIN_MEMORY_MS = 1000;
 /** Sends whose answers are awaited (for the drain proof) are forgotten past this many. */
@@ -57,8 +59,9 @@ const ESTIMATES_TRUSTED = 3;
 const OVERFLOW_BACKOFF = 0.85;
 const CEILING_RECOVERY = 1.01;
 const OVERFLOW_EPISODE_MS = 1000;
-/** How prompt an answer must be to date the server's count. */
-const PROMPT_SLACK_MS = 100;
+
+/** An answer that came back at once: the server counted it when it was sent. */
+const PROMPT_AT_ONCE: AnswerTiming = { prompt: true, wayThereMs: 0 };
 
 export class BucketModel {
   max: number | undefined;
@@ -85,7 +88,6 @@ export class BucketModel {
   /** Upper limit on the leak after an overflow; it rises again with every clean measurement. */
   private leakCeiling = Number.POSITIVE_INFINITY;
   private lastOverflowMs = Number.NEGATIVE_INFINITY;
-  private fastestRoundTrip = Number.POSITIVE_INFINITY;
 
   /**
    * Requests kept free at the top of the bucket: `headroom` against other clients of the same shop, plus what leaks
@@ -162,15 +164,15 @@ export class BucketModel {
     return this.sends;
   }
 
-  /** Folds in the header of the response to the request sent at `sendMs` with sequence `seq`. */
-  observe(sample: BucketSample, max: number, nowMs: number): void {
+  /**
+   * Folds in the header of the response to the request sent at `sendMs` with sequence `seq`. Only prompt answers say
+   * when the server counted them: a slow one may have waited in a queue before the server looked at it, which reads as
+   * a bogus leak.
+   */
+  observe(sample: BucketSample, max: number, nowMs: number, timing: AnswerTiming = PROMPT_AT_ONCE): void {
     this.max = max;
     if (this.leakPerSecond === undefined) this.leakPerSecond = tierLeakPerSecond(max);
-    // Only answers that came back about as fast as the fastest recent one say when the server counted them: a
-    // slow answer may have waited in a queue before the server looked at it, which reads as a bogus leak.
-    const roundTrip = nowMs - sample.sendMs;
-    this.fastestRoundTrip = fastestLately(this.fastestRoundTrip, roundTrip);
-    const prompt = roundTrip <= this.fastestRoundTrip * 1.5 + PROMPT_SLACK_MS;
+    const prompt = timing.prompt;
     this.noteDrain(sample, max, prompt, nowMs);
     if (prompt) this.learnLeak({ ...sample, refusedBefore: this.refused });
     // The header bounds the level now from both sides: at least what it said minus the leak since, at most what it
@@ -182,7 +184,7 @@ export class BucketModel {
     // is its work and the way back. For a prompt answer and a measured leak the level is the header plus the sends
     // since, less the leak since the request arrived; the way there is taken as half the fastest round trip, which
     // errs on the full side. A slow answer may have waited on our side before it left: it cannot date the count.
-    const countedMs = sample.sendMs + this.fastestRoundTrip / 2;
+    const countedMs = sample.sendMs + timing.wayThereMs;
     const leakedSince = prompt && this.learnedLeak ? (this.leakPerSecond * Math.max(0, nowMs - countedMs)) / 1000 : 0;
     const atMost = sample.used + sentSince - leakedSince;
     const current = this.levelAt(nowMs);

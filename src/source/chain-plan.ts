@@ -3,8 +3,9 @@
  * partial page: on average half a request more than one window holding the same records. Whether that request buys
  * anything depends on the bucket. The finish time is the later of two limits (a fluid model of the crawl):
  *
- * - **the chains:** `chains` requests per round trip, so `requests × roundTrip / chains` (with a margin for jitter
- *   and for chains that end unevenly);
+ * - **the chains:** each chain sends one request per round trip of that request's own kind (a count answers in a
+ *   fraction of a second, a page of 250 orders in about two), so `work / chains`, where the work is the sum of the
+ *   round trips ahead (with a margin for jitter and for chains that end unevenly);
  * - **the bucket:** once its free room is spent, requests leave at the leak rate, so `(requests − room) / leak`.
  *
  * More chains shorten the first and lengthen the second (their extra requests). On a Plus shop or one without a limit
@@ -20,7 +21,8 @@ export interface ChainPlanInput {
   room: number;
   /** Requests per second the bucket leaks; Infinity when nothing suggests it limits us. */
   leakPerSecond: number;
-  roundTripMs: number;
+  /** The round trips of those requests, summed: what one chain would take for them all. */
+  workMs: number;
   /** Most chains the crawl may run: the requests in flight it allows. */
   depth: number;
   /** Most chains the remaining work can be cut into (a window needs a few pages to be worth its partial page). */
@@ -37,7 +39,9 @@ const WORTHWHILE_GAIN = 0.1;
 /** Expected ms until the crawl finishes with `chains` chains (the fluid model above). */
 export function expectedFinishMs(input: ChainPlanInput, chains: number): number {
   const requests = input.requests + REQUESTS_PER_EXTRA_CHAIN * Math.max(0, chains - input.chains);
-  const byChains = (requests * input.roundTripMs * CHAIN_MARGIN) / chains;
+  // An extra window's partial page takes about an average request's round trip.
+  const workMs = input.requests > 0 ? (input.workMs * requests) / input.requests : 0;
+  const byChains = (workMs * CHAIN_MARGIN) / chains;
   const byBucket = ((requests - input.room) * 1000) / input.leakPerSecond;
   return Math.max(byChains, Number.isFinite(byBucket) ? byBucket : 0);
 }
@@ -61,26 +65,34 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
 /** A window should hold at least this many pages: below that its partial last page is a large share of it. */
 export const MIN_PAGES_PER_WINDOW = 3;
 
-/** Windows the remaining work of chains with these pages ahead can still be cut into, beyond `windows` each. */
-export function splittableChains(pages: readonly number[], windows: readonly number[]): number {
-  return pages.reduce(
-    (sum, ahead, i) => sum + Math.max(0, Math.floor(ahead / MIN_PAGES_PER_WINDOW) - (windows[i] ?? 1)),
+/** An open chain as the planner sees it: the pages it probably has left and the round trip of one of them. */
+export interface ChainWork {
+  pages: number;
+  pageMs: number;
+}
+
+/** Windows the remaining work of these chains can still be cut into, beyond `windows` each. */
+export function splittableChains(chains: readonly ChainWork[], windows: readonly number[]): number {
+  return chains.reduce(
+    (sum, { pages }, i) => sum + Math.max(0, Math.floor(pages / MIN_PAGES_PER_WINDOW) - (windows[i] ?? 1)),
     0,
   );
 }
 
 /**
- * Hands `extra` more windows to chains with `pages` ahead, each already cut into `windows`: every one to the chain
- * with the most pages per window (the one that would finish last), as long as its windows keep a few pages each.
+ * Hands `extra` more windows to these chains, each already cut into `windows`: every one to the chain with the most
+ * work per window (the one that would finish last: pages times their round trip, so a chain of orders pages outweighs
+ * one of as many customers pages), as long as its windows keep a few pages each.
  */
-export function spreadChains(pages: readonly number[], windows: readonly number[], extra: number): number[] {
-  const result = pages.map((_, i) => windows[i] ?? 1);
+export function spreadChains(chains: readonly ChainWork[], windows: readonly number[], extra: number): number[] {
+  const result = chains.map((_, i) => windows[i] ?? 1);
+  const perWindow = (i: number) =>
+    ((chains[i] as ChainWork).pages * (chains[i] as ChainWork).pageMs) / (result[i] as number);
   for (let left = extra; left > 0; left--) {
     let best = -1;
-    for (let i = 0; i < pages.length; i++) {
-      const perWindow = (pages[i] as number) / (result[i] as number);
-      if ((pages[i] as number) / ((result[i] as number) + 1) < MIN_PAGES_PER_WINDOW) continue;
-      if (best < 0 || perWindow > (pages[best] as number) / (result[best] as number)) best = i;
+    for (let i = 0; i < chains.length; i++) {
+      if ((chains[i] as ChainWork).pages / ((result[i] as number) + 1) < MIN_PAGES_PER_WINDOW) continue;
+      if (best < 0 || perWindow(i) > perWindow(best)) best = i;
     }
     if (best < 0) break;
     result[best] = (result[best] as number) + 1;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BucketModel, parseCallLimit } from './bucket-model.js';
+import { type AnswerTiming, BucketModel, parseCallLimit } from './bucket-model.js';
 
 const POLL_MS = 20;
 
@@ -67,13 +67,13 @@ export class Pacer {
     });
   }
 
-  /** Feeds a response's `X-Shopify-Shop-Api-Call-Limit` into the model. */
-  observe(ticket: PacerTicket, header: string | undefined, status: number): void {
+  /** Feeds a response's `X-Shopify-Shop-Api-Call-Limit` into the model, with what its round trip says (AnswerTiming). */
+  observe(ticket: PacerTicket, header: string | undefined, status: number, timing: AnswerTiming): void {
     const limit = parseCallLimit(header);
     if (!limit) return;
     // A refused request was not counted by the server, so its header says nothing about the leak.
     if (status === 429) return;
-    this.model.observe({ sendMs: ticket.sendMs, seq: ticket.seq, used: limit.used }, limit.max, this.now());
+    this.model.observe({ sendMs: ticket.sendMs, seq: ticket.seq, used: limit.used }, limit.max, this.now(), timing);
   }
 
   /** A 429: the server did not count that request; unless the bucket showed room, it is full right now. */

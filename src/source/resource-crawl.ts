@@ -8,12 +8,19 @@ import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
 import { HeldCopies } from './newest-copy.js';
 import type { BucketState } from './pacer.js';
+import { PAGE_LIMIT, type PageSize, pageSizeAfter } from './page-size.js';
 import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
-import type { BodyReader, RetryEvent, ShopResponse } from './shop-client.js';
+import type { RequestKind } from './round-trips.js';
+import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-client.js';
 import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
 
-export const PAGE_LIMIT = 250;
+/**
+ * The first page of a resource too large for one page, when the bucket has room for the whole crawl: one record,
+ * answered in about a count's time, tells where the records begin, so every window can start a round trip of a full
+ * page sooner. Where the bucket limits the crawl that round trip costs nothing, and the extra request would.
+ */
+const PROBE_LIMIT = 1;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
 /** Weight of the newest sample in the running mean of the time between two pages handed over. */
@@ -54,9 +61,14 @@ export interface CrawlContext {
     read: BodyReader<T>,
     priority: number,
     onRetry: (event: RetryEvent) => void,
+    shape: RequestShape,
   ): Promise<ShopResponse<T>>;
   apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
   bucket(): BucketState;
+  /** The round trip of one of this resource's full pages, as the session estimates it (see ShopSession). */
+  pageMs(resource: ResourceName): number;
+  /** Whether the bucket has room for every request the shop's crawls need, once they all know their size. */
+  roomForAll(): Promise<boolean>;
   /** A page landed, a chain ended or a resource learned its size: cut more windows where they pay for themselves. */
   rebalance(): void;
   logger?: Logger | undefined;
@@ -75,6 +87,8 @@ export interface Chain {
   done: boolean;
   /** Windows the rest of this one is to be cut into (1: none); it happens when the page in flight lands, so no page is fetched twice. */
   splitInto: number;
+  /** Records to ask for with the next page (see page-size.ts). */
+  size: PageSize;
 }
 
 class FiltersIgnored extends Error {}
@@ -236,6 +250,7 @@ export class ResourceCrawl {
         records: chain.records,
         done: false,
         splitInto: 1,
+        size: FULL_PAGES,
       });
     }
   }
@@ -290,14 +305,24 @@ export class ResourceCrawl {
     }
   }
 
+  /**
+   * The count first: it tells whether the first page should be a full one or the one-record probe (PROBE_LIMIT), and
+   * a count answers in a fraction of the time of a page, so the crawl starts hardly later.
+   */
   private async crawlFromStart(): Promise<void> {
-    const counted = this.count();
-    // Awaited below; until then a rejection must not count as unhandled.
-    counted.catch(() => undefined);
-    const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, splitInto: 1 };
+    this.countBefore = await this.count();
+    this.context.rebalance();
+    const probe = this.countBefore > PAGE_LIMIT && (await this.context.roomForAll());
+    const first: Chain = {
+      window: {},
+      sinceId: 0n,
+      records: 0,
+      done: false,
+      splitInto: 1,
+      size: { limit: probe ? PROBE_LIMIT : PAGE_LIMIT, calm: 0 },
+    };
     this.chains.add(first);
     await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
-    this.countBefore = await counted;
     if (!this.failed && this.mode === 'windows' && !first.done) {
       this.plan(first);
       await this.runChains();
@@ -312,14 +337,22 @@ export class ResourceCrawl {
   }
 
   /**
-   * Requests this crawl still needs as it stands: the pages ahead, a partial last page per chain and the count after.
-   * Undefined until the first page and the count tell the crawl's size.
+   * The requests this crawl still needs as it stands: the pages ahead (a partial last page per chain) and the count
+   * after. Before the first page places the records, the pages are the count's records not yet handed over.
+   * Undefined until the count tells the crawl's size.
    */
-  requestsAhead(): number | undefined {
+  ahead(): { pages: number; counts: number } | undefined {
     if (this.countBefore === undefined) return undefined;
-    let requests = this.countAfterSent ? 0 : 1;
-    for (const chain of this.chains) if (!chain.done) requests += this.remainingPages(chain) + 0.5;
-    return requests;
+    const counts = this.countAfterSent ? 0 : 1;
+    if (!this.planned) return { pages: Math.max(0, this.countBefore - this.exported()) / PAGE_LIMIT + 0.5, counts };
+    let pages = 0;
+    for (const chain of this.chains) if (!chain.done) pages += this.remainingPages(chain) + 0.5;
+    return { pages, counts };
+  }
+
+  /** Whether the crawl has placed its records in created_at, so its chains can be cut. */
+  get planned(): boolean {
+    return this.density > 0;
   }
 
   /** Asks `chain` to cut the rest of its window into `windows` when its page in flight lands. */
@@ -352,29 +385,37 @@ export class ResourceCrawl {
 
   private async count(): Promise<number> {
     const url = this.context.apiUrl(`${this.resource}/count.json`, this.filters);
-    const response = await this.send(url, readCount, Number.MAX_SAFE_INTEGER);
+    const response = await this.send(url, readCount, Number.MAX_SAFE_INTEGER, 'count');
     return response.value;
   }
 
-  private send<T>(url: URL, read: BodyReader<T>, priority: number): Promise<ShopResponse<T>> {
+  private send<T>(url: URL, read: BodyReader<T>, priority: number, kind: RequestKind): Promise<ShopResponse<T>> {
     this.requests++;
-    return this.context.request(url, read, priority, () => {
+    const onRetry = () => {
       this.requests++;
       this.retries++;
-    });
+    };
+    return this.context.request(url, read, priority, onRetry, { kind, resource: this.resource });
   }
 
   /**
    * Estimates where the records lie from the count and the first page, then lets the session decide how many windows
-   * the rest is worth now (more may follow as the bucket's leak becomes known).
+   * the rest is worth now (more may follow as the bucket's leak becomes known). A full first page gives the density of
+   * the oldest records; the probe only where they begin, so the records are spread evenly from there to now (a shop
+   * that grew has more of them late: its later windows are cut again as their own pages show it).
    */
   private plan(first: Chain): void {
     const total = this.countBefore ?? 0;
     const start = first.firstCreatedMs;
     const reached = first.reachedMs;
     if (start === undefined || reached === undefined) return;
-    this.density = first.records / Math.max(1000, reached - start);
-    this.horizonMs = reached + Math.max(0, total - first.records) / this.density;
+    if (first.records >= PAGE_LIMIT) {
+      this.density = first.records / Math.max(1000, reached - start);
+      this.horizonMs = reached + Math.max(0, total - first.records) / this.density;
+    } else {
+      this.horizonMs = Math.max(reached + 1000, Date.now());
+      this.density = Math.max(1, total) / (this.horizonMs - start);
+    }
     this.context.rebalance();
     if (first.splitInto > 1) this.split(first);
     this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed, total }, 'crawl planned');
@@ -388,6 +429,7 @@ export class ResourceCrawl {
       records: 0,
       done: false,
       splitInto: 1,
+      size: FULL_PAGES,
     };
     this.chains.add(chain);
     this.windowsUsed++;
@@ -433,10 +475,17 @@ export class ResourceCrawl {
     const window = chain.window;
     const since = chain.sinceId;
     if (since === 0n) this.unproven.add(chain);
-    const query = { ...this.filters, ...windowFilters(window), since_id: String(since), limit: String(PAGE_LIMIT) };
+    const query = {
+      ...this.filters,
+      ...windowFilters(window),
+      since_id: String(since),
+      limit: String(chain.size.limit),
+    };
     const url = this.context.apiUrl(`${this.resource}.json`, query);
     await this.pageRoom();
-    const response = await this.send(url, this.readPage, Math.round(this.remainingPages(chain))).finally(() => {
+    // The chain with the most work left goes first when the bucket holds requests back (see Pacer).
+    const priority = Math.round(this.remainingPages(chain) * this.context.pageMs(this.resource));
+    const response = await this.send(url, this.readPage, priority, 'list').finally(() => {
       this.pagesInFlight--;
       this.wakePageRoomWaiters();
     });
@@ -445,6 +494,9 @@ export class ResourceCrawl {
     // Never followed in this mode, but a Link we would refuse to follow says something is wrong with the server.
     const next = parseNextLink(headerText(response.headers.link), url);
     const records = response.value;
+    // The client may have asked for fewer records than the chain did (pages too large to answer, see ShopClient).
+    const asked = pageLimitOf(response.url);
+    chain.size = asked === PROBE_LIMIT ? FULL_PAGES : pageSizeAfter(chain.size, asked);
     this.pages++;
     if (records.length === PAGE_LIMIT) {
       this.fastestRoundTripMs = Math.min(this.fastestRoundTripMs ?? Number.POSITIVE_INFINITY, response.elapsedMs);
@@ -471,10 +523,10 @@ export class ResourceCrawl {
     chain.firstCreatedMs = first;
     chain.records += records.length;
     if (since > 0n && this.unproven.delete(chain)) this.settleProof();
-    if (records.length === PAGE_LIMIT && next !== undefined) this.nextLinksShown = true;
+    if (records.length === asked && next !== undefined) this.nextLinksShown = true;
     // Without a next link a full page is the last only if the shop has shown it sends them: one that never does
     // still gets the empty page that proves the end.
-    if (records.length < PAGE_LIMIT || (next === undefined && this.nextLinksShown)) chain.done = true;
+    if (records.length < asked || (next === undefined && this.nextLinksShown)) chain.done = true;
     else {
       this.context.rebalance();
       if (chain.splitInto > 1) this.split(chain);
@@ -582,11 +634,13 @@ export class ResourceCrawl {
     const path = `${this.resource}.json`;
     let url = this.context.apiUrl(path, { ...this.filters, limit: String(PAGE_LIMIT) });
     const cursors = new Set<string>();
+    let size = FULL_PAGES;
     for (;;) {
-      const response = await this.send(url, this.readPage, 0);
+      const response = await this.send(url, this.readPage, 0, 'list');
       const records = response.value;
       this.pages++;
       const next = parseNextLink(headerText(response.headers.link), url);
+      size = pageSizeAfter(size, pageLimitOf(response.url));
       await this.emit(records);
       if (!next) {
         for (const record of this.held.release([])) await this.handOver(record);
@@ -594,7 +648,8 @@ export class ResourceCrawl {
       }
       if (cursors.has(next.pageInfo)) throw new CursorLoopError(url.pathname);
       cursors.add(next.pageInfo);
-      const query: Record<string, string> = { limit: next.limit ?? String(PAGE_LIMIT), page_info: next.pageInfo };
+      // The link repeats the limit asked for; ours may have shrunk or be growing back.
+      const query: Record<string, string> = { limit: String(size.limit), page_info: next.pageInfo };
       if (next.fields !== undefined) query.fields = next.fields;
       url = this.context.apiUrl(path, query);
     }
@@ -662,6 +717,15 @@ export class ResourceCrawl {
     });
   }
 }
+
+/** The `limit` a list request was sent with (the API's default 50 when it has none). */
+function pageLimitOf(url: URL): number {
+  const limit = Number(url.searchParams.get('limit') ?? DEFAULT_API_LIMIT);
+  return Number.isInteger(limit) && limit > 0 ? limit : DEFAULT_API_LIMIT;
+}
+
+const DEFAULT_API_LIMIT = 50;
+const FULL_PAGES: PageSize = { limit: PAGE_LIMIT, calm: 0 };
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;

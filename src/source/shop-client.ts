@@ -4,7 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { type Got, type PlainResponse } from 'got';
-import { API_PREFIX } from '../shopify/resources.js';
+import { API_PREFIX, type ResourceName } from '../shopify/resources.js';
 import { parseCallLimit } from './bucket-model.js';
 import {
   CrawlAbortedError,
@@ -22,6 +22,7 @@ import {
 import { Pacer } from './pacer.js';
 import { parseRetryAfterMs } from './retry-after.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs } from './retry-policy.js';
+import { answerTiming, type RequestKind, RoundTrips } from './round-trips.js';
 
 export interface ShopClientOptions {
   /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
@@ -66,6 +67,12 @@ export interface ShopResponse<T> {
  */
 export type BodyReader<T> = (body: Buffer, shownUrl: string) => T;
 
+/** What a request is, for its round trip estimate: its kind and the resource it reads. */
+export interface RequestShape {
+  kind: RequestKind;
+  resource?: ResourceName | undefined;
+}
+
 export interface RetryEvent {
   url: URL;
   attempt: number;
@@ -79,6 +86,8 @@ const BODY_EXCERPT = 200;
 export class ShopClient {
   readonly origin: string;
   readonly pacer = new Pacer();
+  /** Every successful exchange's duration, by kind of request (see round-trips.ts). */
+  readonly roundTrips = new RoundTrips();
   private readonly http: Got;
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly policy: RetryPolicy;
@@ -121,20 +130,23 @@ export class ShopClient {
 
   /**
    * GET with pacing and retries; resolves with what `read` made of the body, or throws a ShopError. `priority` orders
-   * the requests the bucket holds back (see Pacer).
+   * the requests the bucket holds back (see Pacer); `shape` says what the request is, for its round trip estimate (a
+   * list page's reader returns its records, whose number is the page's size).
    */
   async get<T>(
     url: URL,
     read: BodyReader<T>,
-    { onRetry, priority = 0 }: { onRetry?: (event: RetryEvent) => void; priority?: number } = {},
+    { onRetry, priority = 0, shape }: { onRetry?: (event: RetryEvent) => void; priority?: number; shape: RequestShape },
   ): Promise<ShopResponse<T>> {
     const started = performance.now();
     let throttled = 0;
     let failed = 0;
+    let tooLarge = 0;
+    let current = url;
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(url, read, priority).then(
+      const outcome = await this.attempt(current, read, priority, shape).then(
         (response) => ({ response }),
-        (caught: unknown) => ({ error: this.asShopError(url, caught) }),
+        (caught: unknown) => ({ error: this.asShopError(current, caught) }),
       );
       if ('response' in outcome) {
         this.#reached = true;
@@ -154,10 +166,11 @@ export class ShopClient {
         throttled >= this.policy.maxThrottledAttempts ||
         performance.now() + delayMs - started > this.policy.budgetMs
       ) {
-        throw new RetriesExhaustedError(redact(url), attempt, failure);
+        throw new RetriesExhaustedError(redact(current), attempt, failure);
       }
       if (failure instanceof ShopThrottledError && failure.bucketHadRoom) this.pacer.pause(delayMs);
-      onRetry?.({ url, attempt, delayMs, error: failure });
+      if (shape.kind === 'list' && mayBeTooLarge(failure) && ++tooLarge >= SHRINK_AFTER) current = halveLimit(current);
+      onRetry?.({ url: current, attempt, delayMs, error: failure });
       try {
         await sleep(delayMs, undefined, { signal: this.signal });
       } catch (abort) {
@@ -171,22 +184,39 @@ export class ShopClient {
     this.agents.https.destroy();
   }
 
-  private async attempt<T>(url: URL, read: BodyReader<T>, priority: number): Promise<Omit<ShopResponse<T>, 'retries'>> {
+  private async attempt<T>(
+    url: URL,
+    read: BodyReader<T>,
+    priority: number,
+    shape: RequestShape,
+  ): Promise<Omit<ShopResponse<T>, 'retries'>> {
     const ticket = await this.pacer.acquire(priority, this.signal);
     const response = await this.download(url);
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
-    this.pacer.observe(ticket, callLimit, response.statusCode);
     this.noteApiVersion(headers['x-shopify-api-version']);
     const status = response.statusCode;
     const shown = redact(url);
     const body = response.body;
     if (status >= 200 && status < 300) {
-      // Records are decoded one by one later; none may ever need U+FFFD, so a body that is not UTF-8 is refused whole.
-      if (!isUtf8(body)) throw new ShopBodyEncodingError(shown, body.length);
-      return { url, headers, value: read(body, shown), elapsedMs };
+      let value: T;
+      try {
+        // Records are decoded one by one later; none may ever need U+FFFD, so a body that is not UTF-8 is refused whole.
+        if (!isUtf8(body)) throw new ShopBodyEncodingError(shown, body.length);
+        value = read(body, shown);
+      } catch (error) {
+        // A damaged body's timing says nothing about the shop; its header still bounds the bucket.
+        this.pacer.observe(ticket, callLimit, status, { prompt: false, wayThereMs: 0 });
+        throw error;
+      }
+      const records = Array.isArray(value) ? value.length : shape.kind === 'single' ? 1 : 0;
+      const timing = answerTiming(this.roundTrips, shape.kind, shape.resource, records, elapsedMs);
+      this.pacer.observe(ticket, callLimit, status, timing);
+      this.roundTrips.observe(shape.kind, shape.resource, { records, ms: elapsedMs });
+      return { url, headers, value, elapsedMs };
     }
+    this.pacer.observe(ticket, callLimit, status, { prompt: false, wayThereMs: 0 });
     // 4 bytes per character at most: enough bytes for the excerpt's characters.
     const excerpt = body
       .toString('utf8', 0, 4 * BODY_EXCERPT)
@@ -250,6 +280,27 @@ function redact(url: URL): string {
   const shown = new URL(url);
   if (shown.searchParams.has('page_info')) shown.searchParams.set('page_info', '…');
   return shown.toString();
+}
+
+/**
+ * A list page that keeps failing with a 5xx or a timeout may be too large for the shop to answer in time: large shops
+ * answer 500-504 to some pages of 250 orders, and the same page at a smaller limit goes through (Airbyte halves its
+ * page size on 500s; Shopify's 504 asks to break requests down; live-shop.md §1.2). The first such failure is retried
+ * as it was (most are blips); each further one halves the limit. The crawl grows it back afterwards (nextPageLimit).
+ */
+const SHRINK_AFTER = 2;
+
+function mayBeTooLarge(error: ShopError): boolean {
+  if (error instanceof ShopHttpError) return error.status >= 500 && error.status <= 504;
+  return error instanceof ShopTransportError && (error.cause as { code?: unknown })?.code === 'ETIMEDOUT';
+}
+
+/** The same request asking for half the records (the API's default limit is 50); a page of one cannot shrink. */
+export function halveLimit(url: URL): URL {
+  const smaller = new URL(url);
+  const limit = Number(url.searchParams.get('limit') ?? 50);
+  smaller.searchParams.set('limit', String(Math.max(1, Math.floor(limit / 2))));
+  return smaller;
 }
 
 /** Attempts for a request that cannot connect at all, as long as the shop has never answered. */

@@ -2,7 +2,7 @@ import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.j
 import { tierLeakPerSecond } from './bucket-model.js';
 import { expectedFinishMs, minimumRequests } from './chain-plan.js';
 import { readCount } from './list-page.js';
-import { PAGE_LIMIT } from './resource-crawl.js';
+import { PAGE_LIMIT } from './page-size.js';
 import { ShopClient } from './shop-client.js';
 
 /** What a shop's counts tell before its crawl: the size of each list, its bucket, and how long an answer takes. */
@@ -37,7 +37,9 @@ export async function probeShop(options: {
   try {
     const answers = await Promise.all(
       options.resources.map((resource) =>
-        client.get(client.apiUrl(`${resource}/count.json`, COMPLETE_LIST_FILTERS[resource]), readCount),
+        client.get(client.apiUrl(`${resource}/count.json`, COMPLETE_LIST_FILTERS[resource]), readCount, {
+          shape: { kind: 'count', resource },
+        }),
       ),
     );
     return {
@@ -64,7 +66,7 @@ export function expectedCrawlMs(probe: ShopProbe, depth: number): number {
       chains: depth,
       room: probe.bucketMax ?? 0,
       leakPerSecond: limited ? tierLeakPerSecond(probe.bucketMax as number) : Number.POSITIVE_INFINITY,
-      roundTripMs: probe.roundTripMs,
+      workMs: pages.reduce((sum, n) => sum + n, counts) * probe.roundTripMs,
       depth,
       splittable: 0,
     },

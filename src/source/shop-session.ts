@@ -1,11 +1,11 @@
 import PQueue from 'p-queue';
 import type { Logger } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
-import { fastestLately } from './bucket-model.js';
-import { chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
+import { type ChainWork, chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError } from './errors.js';
 import { type CrawledRecord, readCount } from './list-page.js';
+import { PAGE_LIMIT } from './page-size.js';
 import {
   type Chain,
   type CrawlContext,
@@ -15,6 +15,7 @@ import {
 } from './resource-crawl.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { ShopClient } from './shop-client.js';
+import { formatFilterTime } from './windows.js';
 
 export interface ShopSessionOptions {
   /** Origin of the shop, e.g. https://x.myshopify.com or http://127.0.0.1:1234. */
@@ -88,45 +89,109 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   const queue = new PQueue({ concurrency: depth });
   const crawls = new Set<ResourceCrawl>();
   let requests = 0;
-  // A chain's round trip: the fastest lately seen, forgotten slowly. Answers are slow for a while whenever the worker
-  // is busy (several shops starting at once, a conversion): a moving average would then buy windows that stay.
-  let fastestMs = Number.POSITIVE_INFINITY;
   let roundTripTotalMs = 0;
   let answered = 0;
 
+  /**
+   * The round trip of a full page of a resource: its own pages' line (a lower bound while only smaller pages came
+   * back), or before any came back the slowest other resource's, which keeps that crawl's share of the chains.
+   */
+  const pageMs = (resource: ResourceName): number =>
+    client.roundTrips.typicalMs('list', resource, PAGE_LIMIT) ??
+    Math.max(0, ...[...crawls].map((crawl) => client.roundTrips.typicalMs('list', crawl.resource, PAGE_LIMIT) ?? 0));
+
+  /** What a crawl still needs: its requests and their round trips summed (undefined until it knows its size). */
+  const workOf = (crawl: ResourceCrawl): { requests: number; workMs: number } | undefined => {
+    const ahead = crawl.ahead();
+    if (ahead === undefined) return undefined;
+    const countMs = client.roundTrips.typicalMs('count', crawl.resource, 0) ?? 0;
+    return {
+      requests: ahead.pages + ahead.counts,
+      workMs: ahead.pages * pageMs(crawl.resource) + ahead.counts * countMs,
+    };
+  };
+
+  /** What every crawl still needs; undefined while a crawl does not know its size. */
+  const workAhead = (): { requests: number; workMs: number } | undefined => {
+    let total = { requests: 0, workMs: 0 };
+    for (const crawl of crawls) {
+      const work = workOf(crawl);
+      if (work === undefined) return undefined;
+      total = { requests: total.requests + work.requests, workMs: total.workMs + work.workMs };
+    }
+    return total;
+  };
+
   // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl clearly sooner, counting
   // their partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows
-  // go to the chains that would finish last. While a crawl does not know its size yet, only a bucket that never filled
-  // is a reason to cut: more work could only want more chains then, while against a leak it could want fewer.
+  // go to the chains that would finish last; a crawl that has not placed its records yet keeps its share of the chains
+  // for when it has. While a crawl does not know its size, only a bucket that never filled is a reason to cut: more
+  // work could only want more chains then, while against a leak it could want fewer.
   const rebalance = (): void => {
-    if (!Number.isFinite(fastestMs)) return;
+    wakeSized();
     const bucket = client.pacer.state();
-    let requests = 0;
-    const open: Array<{ crawl: ResourceCrawl; chain: Chain; pages: number }> = [];
+    const work = workAhead();
+    if (work === undefined && Number.isFinite(bucket.planningLeakPerSecond)) return;
+    const open: Array<{ crawl: ResourceCrawl; chain: Chain } & ChainWork> = [];
+    let chains = 0;
+    let unplannedMs = 0;
     for (const crawl of crawls) {
-      const ahead = crawl.requestsAhead();
-      if (ahead === undefined && Number.isFinite(bucket.planningLeakPerSecond)) return;
-      requests += ahead ?? 0;
-      for (const chain of crawl.chains)
-        if (!chain.done) open.push({ crawl, chain, pages: crawl.remainingPages(chain) });
+      for (const chain of crawl.chains) {
+        if (chain.done) continue;
+        chains += chain.splitInto;
+        if (crawl.planned)
+          open.push({ crawl, chain, pages: crawl.remainingPages(chain), pageMs: pageMs(crawl.resource) });
+      }
+      if (!crawl.planned) unplannedMs += workOf(crawl)?.workMs ?? 0;
     }
-    const pages = open.map((entry) => entry.pages);
     const windows = open.map((entry) => entry.chain.splitInto);
-    const chains = windows.reduce((sum, n) => sum + n, 0);
+    const totalMs = work?.workMs ?? 0;
     const wanted = chainsWorthRunning({
-      requests,
+      requests: work?.requests ?? 0,
       chains,
       room: bucket.room,
       leakPerSecond: bucket.planningLeakPerSecond,
-      roundTripMs: fastestMs,
+      workMs: totalMs,
       depth,
-      splittable: splittableChains(pages, windows),
+      splittable: splittableChains(open, windows),
     });
-    if (wanted <= chains) return;
-    spreadChains(pages, windows, wanted - chains).forEach((into, i) => {
+    if (process.env.DBG)
+      console.log(
+        JSON.stringify({
+          t: Math.round(performance.now()),
+          work,
+          chains,
+          bucket,
+          wanted,
+          unplannedMs,
+          open: open.map((o) => [o.crawl.resource, Math.round(o.pages * 10) / 10, Math.round(o.pageMs)]),
+        }),
+      );
+    const reserved = totalMs > 0 ? Math.round((wanted * unplannedMs) / totalMs) : 0;
+    const extra = wanted - reserved - chains;
+    if (extra <= 0) return;
+    spreadChains(open, windows, extra).forEach((into, i) => {
       const entry = open[i];
       if (entry !== undefined && into !== entry.chain.splitInto) entry.crawl.requestSplit(entry.chain, into);
     });
+  };
+
+  // The crawls' counts go out together and answer within a moment of each other: a crawl deciding how to start waits
+  // for the others' sizes (see roomForAll).
+  const sizeWaiters: Array<() => void> = [];
+  const allSized = (): boolean => [...crawls].every((crawl) => crawl.ahead() !== undefined);
+  const wakeSized = (): void => {
+    if (allSized()) for (const wake of sizeWaiters.splice(0)) wake();
+  };
+
+  /** Whether the bucket has room for every request the crawls need (Infinity: no limit in sight). */
+  const roomForAll = async (): Promise<boolean> => {
+    if (!allSized()) await new Promise<void>((resolve) => sizeWaiters.push(resolve));
+    const bucket = client.pacer.state();
+    if (!Number.isFinite(bucket.planningLeakPerSecond)) return true;
+    let needed = 0;
+    for (const crawl of crawls) needed += workOf(crawl)?.requests ?? 0;
+    return needed <= bucket.room;
   };
 
   const context: CrawlContext = {
@@ -135,7 +200,9 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     apiUrl: (path, query) => client.apiUrl(path, query),
     bucket: () => client.pacer.state(),
     rebalance,
-    request: (url, read, priority, onRetry) =>
+    roomForAll,
+    pageMs,
+    request: (url, read, priority, onRetry, shape) =>
       queue
         .add(
           () => {
@@ -143,6 +210,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
             return client
               .get(url, read, {
                 priority,
+                shape,
                 onRetry: (event) => {
                   requests++;
                   onRetry(event);
@@ -151,7 +219,6 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
               .then((response) => {
                 roundTripTotalMs += response.elapsedMs;
                 answered++;
-                fastestMs = fastestLately(fastestMs, response.elapsedMs);
                 return response;
               });
           },
@@ -168,7 +235,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     crawl(resource, crawlOptions = {}) {
       const crawl = new ResourceCrawl(resource, context, crawlOptions.resume);
       crawls.add(crawl);
-      const report = crawl.run().finally(() => crawls.delete(crawl));
+      const report = crawl.run().finally(() => {
+        crawls.delete(crawl);
+        wakeSized();
+      });
       // The caller may only iterate the records; a failure then surfaces there, not as an unhandled rejection.
       report.catch(() => undefined);
       return {
@@ -180,9 +250,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       };
     },
     async countChangedSince(resource, since) {
-      const filters = { ...COMPLETE_LIST_FILTERS[resource], updated_at_min: shopTimeFilter(since) };
+      const filters = { ...COMPLETE_LIST_FILTERS[resource], updated_at_min: formatFilterTime(since.getTime()) };
       const url = client.apiUrl(`${resource}/count.json`, filters);
-      const response = await context.request(url, readCount, Number.MAX_SAFE_INTEGER, () => undefined);
+      const shape = { kind: 'count', resource } as const;
+      const response = await context.request(url, readCount, Number.MAX_SAFE_INTEGER, () => undefined, shape);
       return { count: response.value, requests: 1 + response.retries };
     },
     stats() {
@@ -200,11 +271,6 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       client.close();
     },
   };
-}
-
-/** `2026-11-22T05:06:23Z`: ISO 8601 in whole seconds, as Shopify's time filters take it. */
-function shopTimeFilter(instant: Date): string {
-  return `${instant.toISOString().slice(0, 19)}Z`;
 }
 
 async function* recordsOf(items: AsyncIterable<CrawledRecord | CrawlBarrier>): AsyncIterable<CrawledRecord> {

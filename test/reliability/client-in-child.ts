@@ -10,7 +10,7 @@ const client = new ShopClient({ shopUrl: url.origin, token: 'shpat_secret', dept
 const before = process.resourceUsage().maxRSS;
 let outcome;
 try {
-  const response = await client.get(url, (text, shown) => scanListPage(text, 'orders', shown));
+  const response = await client.get(url, (text, shown) => scanListPage(text, 'orders', shown), { shape: { kind: 'list', resource: 'orders' } });
   outcome = { records: response.value.length };
 } catch (error) {
   outcome = { code: error.code, message: error.message };

@@ -33,6 +33,7 @@ async function clientFor(handler: Handler, maxBodyBytes?: number) {
 }
 
 const readOrders = (body: Buffer, shown: string) => scanListPage(body, 'orders', shown);
+const ORDERS_PAGE = { shape: { kind: 'list' as const, resource: 'orders' as const } };
 
 const SPACES = Buffer.alloc(64 * 1024, ' ');
 /** One gzip member of 1 MiB of spaces (about 1 KB); members concatenated are one valid gzip stream. */
@@ -123,7 +124,7 @@ describe('a 300 MB body', () => {
       if (chunked) response.write(body.slice(0, 500));
       response.end(chunked ? body.slice(500) : body);
     }, limit);
-    const result = await client.get(url, readOrders).then(
+    const result = await client.get(url, readOrders, ORDERS_PAGE).then(
       (response) => response.value.map((record) => record.id),
       (error: Error) => `refused ${error.message.split(' bytes ')[1]?.split(';')[0]}`,
     );
@@ -149,7 +150,7 @@ describe('a body that is not valid UTF-8', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(pageWith(bytes));
     });
-    const error = await client.get(url, readOrders).catch((caught: unknown) => caught);
+    const error = await client.get(url, readOrders, ORDERS_PAGE).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     const cause = (error as Error).cause;
     expect(cause).toBeInstanceOf(ShopBodyEncodingError);
@@ -164,7 +165,7 @@ describe('a body that is not valid UTF-8', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(pageWith(hit === 1 ? [0xe2, 0x82] : good));
     });
-    const response = await client.get(url, readOrders);
+    const response = await client.get(url, readOrders, ORDERS_PAGE);
     expect(server.requests).toHaveLength(2);
     expect(response.retries).toBe(1);
     expect(response.value[0]?.record.note).toBe('a€\uFFFD🚀z');
@@ -177,7 +178,7 @@ describe('deeply nested JSON', () => {
     ['100,000 [ never closed', `{"orders":[{"id":1,"x":${'['.repeat(100_000)}`],
   ])('%s: a clear error naming the limit, no stack overflow, not retried', async (_name, body) => {
     const { client, server, url } = await clientFor((_request, response) => json(response, 200, body));
-    const error = await client.get(url, readOrders).catch((caught: unknown) => caught);
+    const error = await client.get(url, readOrders, ORDERS_PAGE).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ShopBodyTooDeepError);
     expect(error).toMatchObject({ code: 'ERR_SHOP_BODY_TOO_DEEP', retryable: false, limitDepth: 512 });
     expect((error as Error).message).toMatch(/nests JSON deeper than 512 levels/);

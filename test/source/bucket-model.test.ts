@@ -63,15 +63,15 @@ describe('BucketModel', () => {
   it.each([
     ['a prompt answer, less the leak since the request arrived', 80, true],
     ['a slow answer, which may have waited on our side, with nothing leaked', 500, false],
-  ])('after %s, puts the level at the header plus the sends since', (_name, roundTripMs, leaked) => {
+  ])('after %s, puts the level at the header plus the sends since', (_name, roundTripMs, prompt) => {
     const model = busyModel(40, 20);
     const t = 10_000;
     // Twenty sends the server had already let leak away, then the one whose answer says 5 used.
     for (let i = 0; i < 20; i++) model.send(t);
     const seq = model.send(t);
-    model.observe({ sendMs: t, seq, used: 5 }, 40, t + roundTripMs);
+    model.observe({ sendMs: t, seq, used: 5 }, 40, t + roundTripMs, { prompt, wayThereMs: 0 });
     const leak = model.leakPerSecond as number;
-    expect(model.levelAt(t + roundTripMs)).toBeCloseTo(5 - (leaked ? (leak * roundTripMs) / 1000 : 0), 6);
+    expect(model.levelAt(t + roundTripMs)).toBeCloseTo(5 - (prompt ? (leak * roundTripMs) / 1000 : 0), 6);
   });
 
   it('treats a bucket 429 as a full bucket and backs a measured leak off, once per overflow episode', () => {
@@ -153,8 +153,8 @@ describe('BucketModel.planningLeak', () => {
     [
       'an empty bucket for a request sent with the burst (it may just have arrived first)',
       40,
-      [...burst(), [100, 1]],
-      300,
+      [...burst(), [50, 1]],
+      250,
       2,
     ],
   ] as const)('%s', (_name, max, answers, nowMs, expected) => {

@@ -29,23 +29,24 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
     // a quarter second, and one chain per resource outruns the leak unless answers took a third of a second.
     const sizes = { products: 700, customers: 2290, orders: 700 };
     const rate = { bucket: 10, leakPerSecond: 4 };
-    const shop = await startShop({ seed: 21, ...sizes, rate, latency: uniformLatency(20) });
+    const shop = await startShop({ seed: 21, ...sizes, rate, latency: uniformLatency(20), prerender: true });
     closers.push(() => shop.close());
     expect(await crawl(shop.url, shop.token)).toEqual(RESOURCES.map((resource) => sizes[resource]));
     expect(shop.stats()).toMatchObject({ requests: 22, throttled: 0 });
   });
 
   it.each([
-    ['a shop that sends next links: a full page without one is the last', false, 2],
-    ['a shop that never sends them: an empty page proves the end', true, 3],
+    ['a shop that sends next links: a full page without one is the last', false, 3],
+    ['a shop that never sends them: an empty page proves the end', true, 4],
   ])('%s', async (_name, dropLinks, orderPages) => {
-    const shop = await startShop({ seed: 22, products: 0, customers: 0, orders: 500 });
+    // Without a limit, a crawl of more than a page starts with a one-record probe: 1 + 250 + 250 orders.
+    const shop = await startShop({ seed: 22, products: 0, customers: 0, orders: 501 });
     const proxy = await recordingProxy(shop.url, undefined, { dropLinks });
     closers.push(
       () => shop.close(),
       () => proxy.close(),
     );
-    expect(await crawl(proxy.url, shop.token)).toEqual([0, 0, 500]);
+    expect(await crawl(proxy.url, shop.token)).toEqual([0, 0, 501]);
     // A count before and after of each resource, the empty first pages of the two without records, and orders' pages.
     expect(shop.stats().requests).toBe(6 + 2 + orderPages);
   });

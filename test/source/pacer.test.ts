@@ -6,7 +6,7 @@ import { Pacer } from '../../src/source/pacer.js';
 async function fullPacer() {
   const clock = { ms: 0 };
   const pacer = new Pacer(() => clock.ms);
-  pacer.observe(await pacer.acquire(0), '1/40', 200);
+  pacer.observe(await pacer.acquire(0), '1/40', 200, { prompt: true, wayThereMs: 0 });
   let granted = 1;
   while (pacer.state().room >= 1) {
     await pacer.acquire(0);

@@ -13,6 +13,8 @@ import { ShopClient } from '../../src/source/shop-client.js';
 import { type Handler, json, tinyServer } from './tiny-server.js';
 
 const FAST = { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 4, maxThrottledAttempts: 4 };
+const COUNT = { shape: { kind: 'count' as const, resource: 'orders' as const } };
+const ORDERS_PAGE = { shape: { kind: 'list' as const, resource: 'orders' as const } };
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
@@ -35,7 +37,7 @@ describe('ShopClient', () => {
       token = request.headers['x-shopify-access-token'] as string;
       json(response, 200, '{"orders":[{"id":9007199254740993}]}');
     });
-    const response = await client.get(url, (body, shown) => scanListPage(body, 'orders', shown));
+    const response = await client.get(url, (body, shown) => scanListPage(body, 'orders', shown), ORDERS_PAGE);
     expect(token).toBe('shpat_secret');
     expect(url.pathname).toBe('/admin/api/2022-01/orders/count.json');
     expect(response.value[0]?.id).toBe('9007199254740993');
@@ -46,7 +48,7 @@ describe('ShopClient', () => {
     const { client, server, url } = await clientFor((_request, response) =>
       json(response, 401, '{"errors":"[API] Invalid API key or access token (unrecognized login or wrong password)"}'),
     );
-    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    const error = await client.get(url, readCount, COUNT).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ShopAuthError);
     expect((error as Error).message).toMatch(/rejected the access token \(401/);
     expect((error as Error).message).not.toContain('shpat_secret');
@@ -55,7 +57,7 @@ describe('ShopClient', () => {
 
   it.each([400, 402, 403, 404, 423])('does not retry %i', async (status) => {
     const { client, server, url } = await clientFor((_request, response) => json(response, status, '{"errors":"no"}'));
-    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    const error = await client.get(url, readCount, COUNT).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ShopHttpError);
     expect((error as ShopHttpError).status).toBe(status);
     expect(server.requests).toHaveLength(1);
@@ -66,7 +68,7 @@ describe('ShopClient', () => {
     [423, /^the shop is locked \(423 Locked\): http:/],
   ])('names a %i shop as unavailable', async (status, message) => {
     const { client, url } = await clientFor((_request, response) => json(response, status, '{"errors":"no"}'));
-    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    const error = await client.get(url, readCount, COUNT).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ShopUnavailableError);
     expect(error).toMatchObject({ code: 'ERR_SHOP_UNAVAILABLE', status, message: expect.stringMatching(message) });
   });
@@ -76,7 +78,7 @@ describe('ShopClient', () => {
       response.writeHead(status, { location: 'http://127.0.0.1:1/elsewhere' });
       response.end();
     });
-    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    const error = await client.get(url, readCount, COUNT).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ShopRedirectError);
     expect(error).toMatchObject({ code: 'ERR_SHOP_REDIRECT', status });
     expect((error as Error).message).toMatch(
@@ -109,11 +111,34 @@ describe('ShopClient', () => {
     const { client, server, url } = await clientFor((_request, response, hit) =>
       hit === 1 ? fault(response) : json(response, 200, '{"count":12}'),
     );
-    const response = await client.get(url, readCount);
+    const response = await client.get(url, readCount, COUNT);
     expect(response.value).toBe(12);
     expect(response.retries).toBe(1);
     expect(server.requests).toHaveLength(2);
   });
+
+  it.each([
+    ['a list page', ORDERS_PAGE, [250, 250, 125, 62]],
+    ['a count, which has no size to shrink', COUNT, [250, 250, 250, 250]],
+  ])(
+    'asks again for %s that keeps failing with 5xx at half its limit after the second failure',
+    async (_name, shape, limits) => {
+      // A shop that cannot answer pages of more than 100 records in time (500), but answers smaller ones.
+      const { client, server } = await clientFor((request, response) => {
+        const limit = Number(new URL(request.url ?? '', 'http://x').searchParams.get('limit'));
+        if (limit > 100) json(response, 500, '{"errors":"Internal Server Error"}');
+        else json(response, 200, `{"orders":[],"count":${limit}}`);
+      });
+      const result = await client
+        .get(client.apiUrl('orders.json', { limit: '250' }), (body) => (shape === COUNT ? readCount(body) : []), shape)
+        .catch((error: unknown) => error);
+      expect(server.requests.map((path) => Number(new URL(path, 'http://x').searchParams.get('limit')))).toEqual(
+        limits,
+      );
+      if (shape === COUNT) expect(result).toBeInstanceOf(RetriesExhaustedError);
+      else expect((result as { url: URL }).url.searchParams.get('limit')).toBe('62');
+    },
+  );
 
   it('honours Retry-After in seconds on 429', async () => {
     const stamps: number[] = [];
@@ -126,7 +151,7 @@ describe('ShopClient', () => {
         });
       else json(response, 200, '{"count":1}');
     });
-    await client.get(url, readCount);
+    await client.get(url, readCount, COUNT);
     expect((stamps[1] as number) - (stamps[0] as number)).toBeGreaterThanOrEqual(290);
   });
 
@@ -137,7 +162,7 @@ describe('ShopClient', () => {
         'x-shopify-shop-api-call-limit': '40/40',
       }),
     );
-    const error = await client.get(url, readCount).catch((caught: unknown) => caught);
+    const error = await client.get(url, readCount, COUNT).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     expect((error as Error).cause).toBeInstanceOf(ShopThrottledError);
     expect(server.requests).toHaveLength(FAST.maxThrottledAttempts);
@@ -157,7 +182,7 @@ describe('ShopClient', () => {
         },
         { requestTimeoutMs: 300 },
       );
-      const response = await client.get(url, readCount);
+      const response = await client.get(url, readCount, COUNT);
       expect(response.value).toBe(3);
       expect(server.requests).toHaveLength(2);
     } finally {

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { GROW_AFTER, PAGE_LIMIT, type PageSize, pageSizeAfter } from '../../src/source/page-size.js';
+
+describe('pageSizeAfter', () => {
+  /** The sizes a chain asks for over pages answered with these limits (the client halves pages that keep failing). */
+  function sizes(asked: number[]): number[] {
+    let size: PageSize = { limit: PAGE_LIMIT, calm: 0 };
+    return asked.map((limit) => {
+      size = pageSizeAfter(size, limit);
+      return size.limit;
+    });
+  }
+
+  it.each([
+    ['full pages stay full', [250, 250, 250], [250, 250, 250]],
+    ['a page that went through only at 62: the chain goes on at 62', [62], [62]],
+    [
+      `grows back, doubling after ${GROW_AFTER} calm pages`,
+      [62, 62, 62, 124, 124, 124, 248, 248, 248],
+      [62, 62, 124, 124, 124, 248, 248, 248, 250],
+    ],
+    ['shrinks again inside a heavy stretch', [62, 62, 62, 31, 31], [62, 62, 124, 31, 31]],
+  ])('%s', (_name, asked, expected) => {
+    expect(sizes(asked)).toEqual(expected);
+  });
+});
