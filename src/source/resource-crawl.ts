@@ -16,11 +16,12 @@ import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-
 import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
 
 /**
- * The first page of a resource too large for one page, when the bucket has room for the whole crawl: one record,
- * answered in about a count's time, tells where the records begin, so every window can start a round trip of a full
- * page sooner. Where the bucket limits the crawl that round trip costs nothing, and the extra request would.
+ * The first page of a resource too large for one page, when the bucket has room for the whole crawl: a few records,
+ * answered in a fraction of a full page's time, tell where the records begin and how densely, so every window can
+ * start a round trip of a full page sooner. Where the bucket limits the crawl that round trip costs nothing, and the
+ * extra request would.
  */
-const PROBE_LIMIT = 1;
+const PROBE_LIMIT = 25;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
 /** Weight of the newest sample in the running mean of the time between two pages handed over. */
@@ -306,7 +307,7 @@ export class ResourceCrawl {
   }
 
   /**
-   * The count first: it tells whether the first page should be a full one or the one-record probe (PROBE_LIMIT), and
+   * The count first: it tells whether the first page should be a full one or the probe (PROBE_LIMIT), and
    * a count answers in a fraction of the time of a page, so the crawl starts hardly later.
    */
   private async crawlFromStart(): Promise<void> {
@@ -400,22 +401,19 @@ export class ResourceCrawl {
 
   /**
    * Estimates where the records lie from the count and the first page, then lets the session decide how many windows
-   * the rest is worth now (more may follow as the bucket's leak becomes known). A full first page gives the density of
-   * the oldest records; the probe only where they begin, so the records are spread evenly from there to now (a shop
-   * that grew has more of them late: its later windows are cut again as their own pages show it).
+   * the rest is worth now (more may follow as the bucket's leak becomes known). The oldest records' spacing tells
+   * when the rest ends at that density; a shop that grew has more records late, so they end no later than now (its
+   * later windows are cut again as their own pages show their density).
    */
   private plan(first: Chain): void {
     const total = this.countBefore ?? 0;
     const start = first.firstCreatedMs;
     const reached = first.reachedMs;
     if (start === undefined || reached === undefined) return;
-    if (first.records >= PAGE_LIMIT) {
-      this.density = first.records / Math.max(1000, reached - start);
-      this.horizonMs = reached + Math.max(0, total - first.records) / this.density;
-    } else {
-      this.horizonMs = Math.max(reached + 1000, Date.now());
-      this.density = Math.max(1, total) / (this.horizonMs - start);
-    }
+    const oldest = first.records / Math.max(1000, reached - start);
+    const rest = Math.max(0, total - first.records);
+    this.horizonMs = Math.min(reached + rest / oldest, Math.max(reached + 1000, Date.now()));
+    this.density = rest > 0 ? rest / Math.max(1000, this.horizonMs - reached) : oldest;
     this.context.rebalance();
     if (first.splitInto > 1) this.split(first);
     this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed, total }, 'crawl planned');
@@ -496,7 +494,7 @@ export class ResourceCrawl {
     const records = response.value;
     // The client may have asked for fewer records than the chain did (pages too large to answer, see ShopClient).
     const asked = pageLimitOf(response.url);
-    chain.size = asked === PROBE_LIMIT ? FULL_PAGES : pageSizeAfter(chain.size, asked);
+    chain.size = asked === PROBE_LIMIT && since === 0n ? FULL_PAGES : pageSizeAfter(chain.size, asked);
     this.pages++;
     if (records.length === PAGE_LIMIT) {
       this.fastestRoundTripMs = Math.min(this.fastestRoundTripMs ?? Number.POSITIVE_INFINITY, response.elapsedMs);

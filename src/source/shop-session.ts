@@ -155,18 +155,6 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       depth,
       splittable: splittableChains(open, windows),
     });
-    if (process.env.DBG)
-      console.log(
-        JSON.stringify({
-          t: Math.round(performance.now()),
-          work,
-          chains,
-          bucket,
-          wanted,
-          unplannedMs,
-          open: open.map((o) => [o.crawl.resource, Math.round(o.pages * 10) / 10, Math.round(o.pageMs)]),
-        }),
-      );
     const reserved = totalMs > 0 ? Math.round((wanted * unplannedMs) / totalMs) : 0;
     const extra = wanted - reserved - chains;
     if (extra <= 0) return;

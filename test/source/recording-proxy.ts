@@ -14,16 +14,17 @@ export type AlterBody = (resource: string, body: Buffer) => Buffer;
 /**
  * A pass-through proxy on 127.0.0.1:0 in front of a simulated shop that notes every record copy a list response
  * carried. The Host header goes through unchanged, so the shop's Link URLs name the proxy. `dropLinks` plays a shop
- * that never sends Link headers; `alter` replaces a list body on its way.
+ * that never sends Link headers; `alter` replaces a list body on its way; `onRequest` sees each request arrive.
  */
 export async function recordingProxy(
   target: string,
   beforeAnswer?: BeforeAnswer,
-  options: { alter?: AlterBody; dropLinks?: boolean } = {},
+  options: { alter?: AlterBody; dropLinks?: boolean; onRequest?: (url: URL) => void } = {},
 ): Promise<{ url: string; served: ServedCopies; close(): Promise<void> }> {
   const upstream = new URL(target);
   const served: ServedCopies = new Map();
   const server = http.createServer((request, response) => {
+    options.onRequest?.(new URL(request.url ?? '/', target));
     const forward = http.request(
       {
         hostname: upstream.hostname,

@@ -130,7 +130,11 @@ describe('ShopClient', () => {
         else json(response, 200, `{"orders":[],"count":${limit}}`);
       });
       const result = await client
-        .get(client.apiUrl('orders.json', { limit: '250' }), (body) => (shape === COUNT ? readCount(body) : []), shape)
+        .get(
+          client.apiUrl('orders.json', { limit: '250' }),
+          (body, shown) => (shape === COUNT ? readCount(body, shown) : []),
+          shape,
+        )
         .catch((error: unknown) => error);
       expect(server.requests.map((path) => Number(new URL(path, 'http://x').searchParams.get('limit')))).toEqual(
         limits,
