@@ -61,10 +61,11 @@ describe('crawl flow', { timeout: 60_000 }, () => {
     }
     expect((await report).exported).toBe(20_000);
     session.close();
-    // Requests beyond the pages consumed: the count, two pages in the channel, the few pages waiting or in flight
-    // (this shop answers at once), and the short last pages of finished windows (5–11 measured). Without the limit,
-    // every one of the ~20 chains holds a page (22–23 measured).
-    expect(mostPagesAhead).toBeLessThanOrEqual(15);
+    // Requests beyond the pages consumed: the count, the probe, two pages in the channel, the few pages waiting or in
+    // flight (this shop answers at once), and the short last pages of finished windows (5–11 measured on a quiet
+    // machine, up to 15 on one running several test suites at once). Without the limit, every one of the ~20 chains
+    // holds a page (22–23 measured).
+    expect(mostPagesAhead).toBeLessThanOrEqual(18);
   });
 
   it('reports progress with the expected total, pages, records and bucket', async () => {
