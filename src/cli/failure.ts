@@ -19,6 +19,7 @@ export function describeFailure(error: unknown): { message: string; exitCode: Ex
     }
     if (typeof code === 'string' && USAGE_CODES.has(code)) return { message, exitCode: EXIT.usage };
     if (code === 'ERR_LEASE_HELD') return { message, exitCode: EXIT.busy };
+    if (code === 'ERR_VERIFY') return { message, exitCode: EXIT.verifyFailed };
     if (status === 401 || status === 403) return { message, exitCode: EXIT.auth };
     if (status === 402 || status === 423) return { message, exitCode: EXIT.shopUnavailable };
     if (typeof code === 'string' && DESTINATION_ERRNOS.has(code) && 'path' in current) {

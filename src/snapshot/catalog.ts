@@ -58,6 +58,13 @@ export async function openCatalog(location: string, s3: S3Settings = {}): Promis
   return { storage: here, scope: { kind: 'destination' } };
 }
 
+/** Where the catalog's scope is: the destination, `<destination>/<shop>` or `<destination>/<shop>/<id>`. */
+export function catalogLocation(catalog: Catalog): string {
+  const { storage, scope } = catalog;
+  if (scope.kind === 'destination') return storage.location;
+  return `${storage.location}/${scope.shop}${scope.kind === 'snapshot' ? `/${scope.id}` : ''}`;
+}
+
 /** Every snapshot under the catalog's scope, ordered by shop and then by id (oldest first). */
 export async function listSnapshots(catalog: Catalog): Promise<SnapshotEntry[]> {
   const { storage, scope } = catalog;

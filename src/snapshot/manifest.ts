@@ -66,6 +66,21 @@ export class ManifestError extends Error {
   readonly code = 'ERR_MANIFEST';
 }
 
+/** Why a manifest says `incomplete`, in words: the resources whose count check failed, and those that shrank. */
+export function whyIncomplete(manifest: Manifest): string {
+  const mismatches = Object.entries(manifest.resources).flatMap(([resource, summary]) =>
+    summary?.check === 'mismatch'
+      ? [
+          `${resource}: count check mismatch (exported ${summary.exported}, counted ${summary.count_before} before and ${summary.count_after} after)`,
+        ]
+      : [],
+  );
+  const shrinks = (manifest.suspicious_shrink ?? []).map(
+    ({ resource, previous, current }) => `${resource}: suspicious shrink (${previous} → ${current} records)`,
+  );
+  return [...mismatches, ...shrinks].join('; ') || 'no reason recorded';
+}
+
 export function serializeManifest(manifest: Manifest): Uint8Array {
   return Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { countRows } from '../sink/count-rows.js';
 import { readObjectText, type Storage } from '../storage/storage.js';
-import { MANIFEST_NAME, type ManifestFile, parseManifest } from './manifest.js';
+import { MANIFEST_NAME, type Manifest, type ManifestFile, parseManifest } from './manifest.js';
 
 export interface VerifyReport {
   location: string;
@@ -16,17 +16,24 @@ export interface VerifyReport {
   differing: { path: string; reason: string }[];
 }
 
+/** A snapshot that cannot be verified: nothing there, no manifest, or one that cannot be read (exit 4). */
+export class VerifyError extends Error {
+  override name = 'VerifyError';
+  readonly code = 'ERR_VERIFY';
+}
+
 export function verifyPassed(report: VerifyReport): boolean {
   return report.missing.length === 0 && report.extra.length === 0 && report.differing.length === 0;
 }
 
 /**
  * Re-reads every file of the snapshot under `prefix` (re-hash and re-count, never trusting the writer's counters) and
- * compares it with the manifest: rclone check's categories missing / extra / differing.
+ * compares it with the manifest (read from storage unless given): rclone check's categories missing / extra / differing.
  */
-export async function verifySnapshot(storage: Storage, prefix: string): Promise<VerifyReport> {
+export async function verifySnapshot(storage: Storage, prefix: string, given?: Manifest): Promise<VerifyReport> {
   const manifestKey = `${prefix}/${MANIFEST_NAME}`;
-  const manifest = parseManifest(await readObjectText(storage, manifestKey), `${storage.location}/${manifestKey}`);
+  const manifest =
+    given ?? parseManifest(await readObjectText(storage, manifestKey), `${storage.location}/${manifestKey}`);
   const report: VerifyReport = {
     location: `${storage.location}/${prefix}`,
     checked: 0,

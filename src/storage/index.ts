@@ -1,8 +1,7 @@
-import { basename, dirname, resolve } from 'node:path';
 import { LocalDirStorage } from './local-dir-storage.js';
 import { isS3Url, parseS3Url } from './s3-location.js';
 import type { S3ClientOptions } from './s3-storage.js';
-import { assertSafeKey, type Storage, StorageError } from './storage.js';
+import type { Storage } from './storage.js';
 
 export { LocalDirStorage } from './local-dir-storage.js';
 export { formatS3Url, isS3Url, parseS3Url, type S3Location } from './s3-location.js';
@@ -20,28 +19,4 @@ export async function createStorage(out: string, s3: S3Settings = {}): Promise<S
   if (!isS3Url(out)) return new LocalDirStorage(out);
   const { S3Storage } = await import('./s3-storage.js');
   return new S3Storage({ ...parseS3Url(out), ...s3 });
-}
-
-/**
- * Splits the location of one snapshot ('/data/snapshots/shop/20261122T…', 's3://bucket/shops/shop/20261122T…') into a
- * storage rooted at its parent and the snapshot's own key, as verify needs them.
- */
-export async function openSnapshotLocation(
-  location: string,
-  s3: S3Settings = {},
-): Promise<{ storage: Storage; prefix: string }> {
-  if (isS3Url(location)) {
-    const { bucket, prefix: path } = parseS3Url(location);
-    const cut = path.lastIndexOf('/');
-    const prefix = path.slice(cut + 1);
-    if (prefix === '') {
-      throw new StorageError('ERR_STORAGE_KEY', `${location} names a bucket, not a snapshot (want s3://bucket/…/id)`);
-    }
-    const { S3Storage } = await import('./s3-storage.js');
-    return { storage: new S3Storage({ bucket, prefix: cut < 0 ? '' : path.slice(0, cut), ...s3 }), prefix };
-  }
-  const folder = resolve(location);
-  const prefix = basename(folder);
-  assertSafeKey(prefix);
-  return { storage: new LocalDirStorage(dirname(folder)), prefix };
 }

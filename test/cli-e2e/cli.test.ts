@@ -109,7 +109,7 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
     [['backup', '--shop', 'my-shop'], {}, 2, /no access token/],
     [['backup', '--shop', 'my-shop', '--depth', '0'], {}, 2, /--depth must be a whole number/],
     [['run', 'does-not-exist.yaml'], {}, 2, /cannot read job file does-not-exist\.yaml/],
-    [['verify', '/nonexistent/snapshot'], {}, 7, /manifest\.json/],
+    [['verify', '/nonexistent/snapshot'], {}, 4, /shopsnap: no snapshot under \/nonexistent\/snapshot$/m],
   ] as const)('%j fails clearly', async (args, env, code, message) => {
     const result = await runCli([...args], { env: { ...env } });
     expect(result.code).toBe(code);

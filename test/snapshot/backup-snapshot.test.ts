@@ -11,9 +11,10 @@ import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { serialize } from '../../src/simulator/store.js';
 import type { FileFormat, WrittenFile } from '../../src/sink/written-file.js';
+import { openCatalog } from '../../src/snapshot/catalog.js';
 import { MANIFEST_NAME } from '../../src/snapshot/manifest.js';
 import { type VerifyReport, verifyPassed, verifySnapshot } from '../../src/snapshot/verify.js';
-import { LocalDirStorage, openSnapshotLocation, type Storage } from '../../src/storage/index.js';
+import { LocalDirStorage, type Storage } from '../../src/storage/index.js';
 import { type DeclaredTable, TABLES, tableByName } from '../../src/transform/index.js';
 import { describedType, readBack } from '../sink/read-back.js';
 
@@ -137,8 +138,7 @@ describe('a backup of the simulated shop', () => {
         { count_before: count, count_after: count, exported: count, check: 'ok' },
       ]);
     }
-    const { storage, prefix } = await openSnapshotLocation(backup.location);
-    const report = await verifySnapshot(storage, prefix);
+    const report = await verifySnapshot(...(await storageAt(backup.location)));
     expect(report).toMatchObject({ checked: backup.manifest.files.length, missing: [], extra: [], differing: [] });
     expect(verifyPassed(report)).toBe(true);
   });
@@ -248,9 +248,11 @@ async function copySnapshot(): Promise<string> {
   return copy;
 }
 
-async function storageAt(copy: string): Promise<[Storage, string]> {
-  const { storage, prefix } = await openSnapshotLocation(copy);
-  return [storage, prefix];
+/** The snapshot at `location` as verify opens it: its destination's storage and its key there. */
+async function storageAt(location: string): Promise<[Storage, string]> {
+  const { storage, scope } = await openCatalog(location);
+  if (scope.kind !== 'snapshot') throw new Error(`${location} is not a snapshot`);
+  return [storage, `${scope.shop}/${scope.id}`];
 }
 
 async function flipMiddleByte(path: string): Promise<void> {

@@ -3,7 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CatalogScope, completeSnapshots, listSnapshots, openCatalog } from '../../src/snapshot/catalog.js';
+import {
+  type CatalogScope,
+  catalogLocation,
+  completeSnapshots,
+  listSnapshots,
+  openCatalog,
+} from '../../src/snapshot/catalog.js';
 import { type Manifest, serializeManifest } from '../../src/snapshot/manifest.js';
 import { findPreviousManifest } from '../../src/snapshot/previous.js';
 import { LocalDirStorage, type Storage } from '../../src/storage/index.js';
@@ -80,16 +86,22 @@ backends.push(
 );
 
 describe.each(backends)('the catalog of $name', ({ root, settings }) => {
-  it.each<[string, string, CatalogScope]>([
-    ['the destination', '', { kind: 'destination' }],
-    ['a shop folder', `/${SHOP}`, { kind: 'shop', shop: SHOP }],
-    ['a snapshot', `/${SHOP}/${OLD}`, { kind: 'snapshot', shop: SHOP, id: OLD }],
-    ["a snapshot's manifest", `/${SHOP}/${OLD}/manifest.json`, { kind: 'snapshot', shop: SHOP, id: OLD }],
-    ['a trailing slash', `/${SHOP}/`, { kind: 'shop', shop: SHOP }],
-  ])('reads %s as its scope', async (_, path, scope) => {
+  it.each<[string, string, CatalogScope, string]>([
+    ['the destination', '', { kind: 'destination' }, ''],
+    ['a shop folder', `/${SHOP}`, { kind: 'shop', shop: SHOP }, `/${SHOP}`],
+    ['a snapshot', `/${SHOP}/${OLD}`, { kind: 'snapshot', shop: SHOP, id: OLD }, `/${SHOP}/${OLD}`],
+    [
+      "a snapshot's manifest",
+      `/${SHOP}/${OLD}/manifest.json`,
+      { kind: 'snapshot', shop: SHOP, id: OLD },
+      `/${SHOP}/${OLD}`,
+    ],
+    ['a trailing slash', `/${SHOP}/`, { kind: 'shop', shop: SHOP }, `/${SHOP}`],
+  ])('reads %s as its scope', async (_, path, scope, location) => {
     const catalog = await openCatalog(`${root()}${path}`, settings());
     expect(catalog.scope).toEqual(scope);
     expect(catalog.storage.location).toBe(root());
+    expect(catalogLocation(catalog)).toBe(`${root()}${location}`);
   });
 
   it('lists every snapshot of the destination with its state, through manifests', async () => {

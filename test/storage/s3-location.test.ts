@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStorage, openSnapshotLocation } from '../../src/storage/index.js';
+import { createStorage } from '../../src/storage/index.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
 import { formatS3Url, isS3Url, parseS3Url } from '../../src/storage/s3-location.js';
 import { S3Storage } from '../../src/storage/s3-storage.js';
@@ -41,32 +41,5 @@ describe('createStorage', () => {
     const storage = await createStorage(out, { region: 'eu-west-1' });
     expect(storage).toBeInstanceOf(kind);
     expect(storage.location).toBe(location);
-  });
-});
-
-describe('openSnapshotLocation', () => {
-  it.each([
-    [
-      's3://backups/shops/acme.myshopify.com/20261122T050623123Z',
-      S3Storage,
-      's3://backups/shops/acme.myshopify.com',
-      '20261122T050623123Z',
-    ],
-    ['s3://backups/20261122T050623123Z/', S3Storage, 's3://backups', '20261122T050623123Z'],
-    [
-      '/var/snapshots/acme.myshopify.com/20261122T050623123Z/',
-      LocalDirStorage,
-      '/var/snapshots/acme.myshopify.com',
-      '20261122T050623123Z',
-    ],
-  ])('%s', async (location, kind, root, prefix) => {
-    const opened = await openSnapshotLocation(location);
-    expect(opened.storage).toBeInstanceOf(kind);
-    expect(opened.storage.location).toBe(root);
-    expect(opened.prefix).toBe(prefix);
-  });
-
-  it.each(['s3://backups', 's3://backups/', '/'])('refuses %j, which names no snapshot', async (location) => {
-    await expect(openSnapshotLocation(location)).rejects.toMatchObject({ code: 'ERR_STORAGE_KEY' });
   });
 });
