@@ -34,7 +34,7 @@ export async function measureSnapshotFloor(snapshot: string): Promise<SnapshotFl
       await countRows(path, format);
       await hashFile(path);
     });
-    if (format === 'parquet') continue;
+    if (format === 'parquet' || format === 'index') continue;
     const text = gunzipSync(await readFile(path));
     floor.gzip += await cpuSeconds(async () => gzipSync(text, { level: 1, chunkSize: 1024 * 1024 }));
     if (format === 'ndjson') floor.parquetWrite += await parquetWriteSeconds(path, table);

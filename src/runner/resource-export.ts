@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ResourceName } from '../shopify/resources.js';
-import { RawArchiveWriter } from '../sink/raw-archive-writer.js';
+import { lineSha256, RawArchiveWriter, rawLine } from '../sink/raw-archive-writer.js';
+import { RecordIndexWriter } from '../sink/record-index-writer.js';
 import { TableWriter } from '../sink/table-writer.js';
 import type { WrittenFile } from '../sink/written-file.js';
 import { type CountEvidence, checkCounts, needsChangeCount } from '../snapshot/count-check.js';
@@ -85,15 +86,22 @@ export async function exportResource(options: {
       }),
     ]),
   );
+  // Every snapshot indexes its records; with a raw archive, the archive writes the index as it goes.
+  const index = new RecordIndexWriter({
+    dir: join(options.staging, 'index'),
+    resource,
+    firstPart: progress.next_part[partSeries({ format: 'index', table: resource })] ?? 0,
+  });
   const raw = options.formats.includes('raw')
     ? new RawArchiveWriter({
         dir: join(options.staging, 'raw'),
         resource,
+        index,
         ...unlimited,
         firstPart: progress.next_part[partSeries({ format: 'raw', table: resource })] ?? 0,
       })
     : undefined;
-  const writers: Writer[] = [...tables.values(), ...(raw ? [raw] : [])];
+  const writers: Writer[] = [...tables.values(), raw ?? index];
   const crawl = options.session.crawl(resource, resume === undefined ? {} : { resume });
   let unknownFields = progress.unknown_fields;
   let changedSeen = progress.changed_seen ?? 0;
@@ -132,7 +140,8 @@ export async function exportResource(options: {
         await atBarrier(item);
         continue;
       }
-      await raw?.write(item.bytes);
+      if (raw) await raw.write(item.bytes, item);
+      else await index.add(item, lineSha256(rawLine(item.bytes)), undefined);
       // Date.parse reads the shop's RFC 3339 stamps exactly; anything else is NaN, which is no evidence.
       if (item.updatedAt !== undefined && Date.parse(item.updatedAt) >= sinceMs) changedSeen++;
       const shaped = toRows(resource, item.record);

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { countRows } from '../sink/count-rows.js';
 import type { ParquetConverter } from '../sink/parquet-converter.js';
+import { recordIndexTable } from '../sink/record-index-writer.js';
 import type { WrittenFile } from '../sink/written-file.js';
 import { type Checkpoint, type ResourceProgress, writeCheckpoint } from '../snapshot/checkpoint.js';
 import type { ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
@@ -124,7 +125,12 @@ export class SnapshotCommitter {
     for (const part of parts) {
       this.options.signal?.throwIfAborted();
       const outputs: WrittenFile[] = [];
-      if (part.format === 'raw' || formats.includes('ndjson')) outputs.push(part);
+      if (part.format === 'raw' || (part.format === 'ndjson' && formats.includes('ndjson'))) outputs.push(part);
+      if (part.format === 'index') {
+        // Every snapshot has its record index, as Parquet, whatever its formats.
+        const index = await this.options.converter.convert(part, recordIndexTable(resource), join(staging, 'index'));
+        outputs.push({ ...index, format: 'index' });
+      }
       const table = tablesFor(resource).find((t) => t.name === part.table);
       if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
         outputs.push(await this.options.converter.convert(part, table, join(staging, 'parquet')));
@@ -169,9 +175,9 @@ interface Committed {
   nextPart: Record<string, number>;
 }
 
-/** The numbering a part belongs to: 'ndjson/orders' (Parquet parts share it), 'raw/orders'. */
+/** The numbering a part belongs to: 'ndjson/orders' (Parquet parts share it), 'raw/orders', 'index/orders'. */
 export function partSeries(file: { format: string; table: string }): string {
-  return `${file.format === 'raw' ? 'raw' : 'ndjson'}/${file.table}`;
+  return `${file.format === 'raw' || file.format === 'index' ? file.format : 'ndjson'}/${file.table}`;
 }
 
 /** `…/part-00042.ndjson.gz` → 42. */

@@ -14,12 +14,12 @@ const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Re-counts the rows of a finished file from its bytes, never from a writer's counter: a Parquet file by its footer,
- * an NDJSON or raw part by its lines after gunzip. A truncated or corrupt file rejects with SinkError
+ * an NDJSON or raw part by its lines after gunzip, a snapshot's record index (Parquet) by its footer. A truncated or corrupt file rejects with SinkError
  * 'ERR_SINK_COUNT' (the cause says why).
  */
 export async function countRows(path: string, format: FileFormat): Promise<number> {
   try {
-    if (format === 'parquet') return await parquetFooterRows(path);
+    if (format === 'parquet' || format === 'index') return await parquetFooterRows(path);
     let lines = 0;
     await pipeline(
       createReadStream(path, { highWaterMark: READ_BYTES }),

@@ -1,17 +1,13 @@
-import { tableByName } from '../transform/index.js';
-import { convertToParquet } from './parquet.js';
-import { type ConversionReply, type ConversionRequest, errorForReply } from './parquet-converter.js';
+import { type ConversionReply, type ConversionRequest, errorForReply, runJob } from './parquet-converter.js';
 
-/** The converter process of childProcessConverter: one conversion at a time, each on a fresh DuckDB instance. */
+/** The converter process of childProcessConverter: one job at a time, each on a fresh DuckDB instance. */
 const send = (reply: ConversionReply) => process.send?.(reply);
 
 let queue: Promise<void> = Promise.resolve();
 
 async function answer(request: ConversionRequest): Promise<void> {
   try {
-    const table = tableByName(request.table);
-    if (table === undefined) throw new Error(`unknown table ${request.table}`);
-    send({ id: request.id, file: await convertToParquet(request.ndjson, table, request.outDir) });
+    send({ id: request.id, value: await runJob(request.job) });
   } catch (error) {
     send({ id: request.id, error: errorForReply(error) });
   }

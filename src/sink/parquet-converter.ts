@@ -1,56 +1,103 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LocalFileError } from '../local-file.js';
+import type { ChangeCounts } from '../snapshot/index-compare.js';
 import type { TableSchema } from '../transform/schema.js';
 import { SinkError, type SinkErrorCode } from './errors.js';
 import type { WrittenFile } from './written-file.js';
 
 /**
- * Turns finished NDJSON parts into Parquet parts (see convertToParquet). A backup holds one for its whole run.
+ * The DuckDB work of a backup: turns finished NDJSON parts into Parquet parts (see convertToParquet) and compares the
+ * record indexes of two snapshots (see countChanges). A backup holds one for its whole run.
  *
- * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): conversions run one at a time,
- * in call order, so DuckDB's memory is needed once; convert() resolves to the Parquet part of the same rows, or rejects
- * with the error convertToParquet gives (SinkError, LocalFileError for a full disk); close() ends it, and a convert()
- * after close() rejects with 'ERR_SINK_CLOSED'.
+ * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): jobs run one at a time, in call
+ * order, each on a fresh DuckDB, so DuckDB's memory is needed once; convert() resolves to the Parquet part of the same
+ * rows, or rejects with the error convertToParquet gives (SinkError, LocalFileError for a full disk); countChanges()
+ * resolves to the counts; close() ends it, and a job after close() rejects with 'ERR_SINK_CLOSED'.
  */
 export interface ParquetConverter {
   convert(ndjson: WrittenFile, table: TableSchema, outDir: string): Promise<WrittenFile>;
+  /** Compares two record indexes of one resource (local Parquet files), before and after. */
+  countChanges(before: readonly string[], after: readonly string[]): Promise<ChangeCounts>;
   close(): Promise<void>;
 }
 
+/** One job, as it travels to the child. */
+export type ConverterJob =
+  | {
+      kind: 'convert';
+      ndjson: WrittenFile;
+      /** What the conversion needs of the table's schema (tables and record indexes alike). */
+      table: Pick<TableSchema, 'name' | 'resource' | 'columns'>;
+      outDir: string;
+    }
+  | { kind: 'count-changes'; before: readonly string[]; after: readonly string[] };
+
+type JobResult<J extends ConverterJob> = J extends { kind: 'convert' } ? WrittenFile : ChangeCounts;
+
 /**
- * Converts in this process. DuckDB is loaded on first use: about 0.25 s of CPU, which a worker then spends while its
- * crawls wait on the network rather than before its first request (and an NDJSON-only run never).
+ * Runs one job in this process. DuckDB is loaded on first use: about 0.25 s of CPU, which a worker then spends while
+ * its crawls wait on the network rather than before its first request (and an NDJSON-only run never).
  */
-export function inProcessConverter(): ParquetConverter {
+export async function runJob(job: ConverterJob): Promise<WrittenFile | ChangeCounts> {
+  if (job.kind === 'convert') {
+    const { convertToParquet } = await import('./parquet.js');
+    return convertToParquet(job.ndjson, job.table, job.outDir);
+  }
+  const [{ withDuckDb }, { countChanges }] = await Promise.all([
+    import('./duckdb.js'),
+    import('../snapshot/index-compare.js'),
+  ]);
+  return withDuckDb({}, (connection) => countChanges(connection, job.before, job.after));
+}
+
+/** The job's work in words, for errors. */
+function jobName(job: ConverterJob): string {
+  return job.kind === 'convert' ? `converting ${job.ndjson.path} to Parquet` : 'comparing record indexes';
+}
+
+/** Both implementations, around `run` (which runs jobs one at a time, in call order): no job after close. */
+function converterOf(run: (job: ConverterJob) => Promise<unknown>, close: () => Promise<void>): ParquetConverter {
   let closed = false;
-  let previous: Promise<unknown> = Promise.resolve();
+  const start = <J extends ConverterJob>(job: J): Promise<JobResult<J>> =>
+    closed
+      ? Promise.reject(new SinkError('ERR_SINK_CLOSED', `${jobName(job)} after the converter was closed`))
+      : (run(job) as Promise<JobResult<J>>);
   return {
-    convert(ndjson, table, outDir) {
-      if (closed) return Promise.reject(closedError(ndjson));
-      const converted = previous.then(async () => {
-        const { convertToParquet } = await import('./parquet.js');
-        return convertToParquet(ndjson, table, outDir);
-      });
-      previous = converted.catch(() => undefined);
-      return converted;
-    },
-    async close() {
+    convert: (ndjson, table, outDir) =>
+      start({
+        kind: 'convert',
+        ndjson,
+        table: { name: table.name, resource: table.resource, columns: table.columns },
+        outDir,
+      }),
+    countChanges: (before, after) => start({ kind: 'count-changes', before, after }),
+    close: async () => {
       closed = true;
+      await close();
     },
   };
 }
 
+/** Runs the jobs in this process, one at a time. */
+export function inProcessConverter(): ParquetConverter {
+  let previous: Promise<unknown> = Promise.resolve();
+  const run = (job: ConverterJob) => {
+    const done = previous.then(() => runJob(job));
+    previous = done.catch(() => undefined);
+    return done;
+  };
+  return converterOf(run, async () => undefined);
+}
+
 /** What the child sends back for one request. */
 export type ConversionReply =
-  | { id: number; file: WrittenFile }
+  | { id: number; value: WrittenFile | ChangeCounts }
   | { id: number; error: { message: string; code?: string; path?: string; kind: 'sink' | 'file' | 'other' } };
 
 export interface ConversionRequest {
   id: number;
-  ndjson: WrittenFile;
-  table: string;
-  outDir: string;
+  job: ConverterJob;
 }
 
 const CHILD = fileURLToPath(new URL('./parquet-child.js', import.meta.url));
@@ -65,11 +112,10 @@ const CHILD = fileURLToPath(new URL('./parquet-child.js', import.meta.url));
 export function childProcessConverter(script = CHILD): ParquetConverter {
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
-  let closed = false;
   let nextId = 0;
   const pending = new Map<
     number,
-    { ndjson: WrittenFile; resolve: (file: WrittenFile) => void; reject: (error: unknown) => void }
+    { job: ConverterJob; resolve: (value: unknown) => void; reject: (error: unknown) => void }
   >();
 
   const start = (): ChildProcess => {
@@ -79,16 +125,14 @@ export function childProcessConverter(script = CHILD): ParquetConverter {
       const request = pending.get(reply.id);
       if (request === undefined) return;
       pending.delete(reply.id);
-      if ('file' in reply) request.resolve(reply.file);
+      if ('value' in reply) request.resolve(reply.value);
       else request.reject(replyError(reply.error));
     });
     const failAll = (reason: string) => {
       if (child === started) child = undefined;
       for (const [id, request] of pending) {
         pending.delete(id);
-        request.reject(
-          new SinkError('ERR_SINK_PARQUET', `converting ${request.ndjson.path} to Parquet failed: ${reason}`),
-        );
+        request.reject(new SinkError('ERR_SINK_PARQUET', `${jobName(request.job)} failed: ${reason}`));
       }
     };
     started.on('error', (error) => failAll(`the converter process failed: ${error.message}`));
@@ -98,28 +142,19 @@ export function childProcessConverter(script = CHILD): ParquetConverter {
     return started;
   };
 
-  return {
-    convert(ndjson, table, outDir) {
-      if (closed) return Promise.reject(closedError(ndjson));
-      child ??= start();
-      const id = nextId++;
-      const request: ConversionRequest = { id, ndjson, table: table.name, outDir };
-      return new Promise<WrittenFile>((resolve, reject) => {
-        pending.set(id, { ndjson, resolve, reject });
-        child?.send(request);
-      });
-    },
-    async close() {
-      closed = true;
-      if (child?.connected) child.disconnect();
-      child = undefined;
-      await exited;
-    },
+  const run = (job: ConverterJob) => {
+    child ??= start();
+    const id = nextId++;
+    return new Promise<unknown>((resolve, reject) => {
+      pending.set(id, { job, resolve, reject });
+      child?.send({ id, job } satisfies ConversionRequest);
+    });
   };
-}
-
-function closedError(ndjson: WrittenFile): SinkError {
-  return new SinkError('ERR_SINK_CLOSED', `converting ${ndjson.path} after the converter was closed`);
+  return converterOf(run, async () => {
+    if (child?.connected) child.disconnect();
+    child = undefined;
+    await exited;
+  });
 }
 
 /** An error as the child can send it: structured clone keeps only the message, so its class travels as data. */

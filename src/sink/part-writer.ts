@@ -29,6 +29,24 @@ export interface PartLimits {
   firstPart?: number;
 }
 
+/** A gzip member of a part: where it starts in the file and how many lines it holds (see PartWriterOptions.onMember). */
+export interface GzipMember {
+  offset: number;
+  lines: number;
+}
+
+export interface PartWriterOptions extends PartLimits {
+  dir: string;
+  name: string;
+  format: FileFormat;
+  extension: string;
+  /**
+   * Makes every batch of lines a gzip member of its own and reports each, in line order, once it is compressed: the
+   * lines of a part can then be read from the member that holds them without decompressing what comes before.
+   */
+  onMember?: (member: GzipMember) => void;
+}
+
 const DEFAULT_MAX_ROWS_PER_PART = 1_000_000;
 const DEFAULT_MAX_BYTES_PER_PART = 1024 * 1024 * 1024;
 const DEFAULT_GZIP_LEVEL = 1;
@@ -60,15 +78,20 @@ export class PartWriter {
   /** Finished parts already handed out by rotate(). */
   #handedOut = 0;
   readonly #firstPart: number;
+  readonly #onMember: ((member: GzipMember) => void) | undefined;
   #part: GzipPartFile | undefined;
+  /** Lines of each batch handed to the part being written and not yet reported as a member. */
+  #memberLines: number[] = [];
   #rows = 0;
+  /** Lines in the batch being filled. */
+  #batchRows = 0;
   #bytes = 0;
   #batch = NO_BATCH;
   #used = 0;
   #closed = false;
   #folderReady: Promise<string | undefined> | undefined;
 
-  constructor(options: { dir: string; name: string; format: FileFormat; extension: string } & PartLimits) {
+  constructor(options: PartWriterOptions) {
     this.#folder = resolve(options.dir, options.name);
     this.#name = options.name;
     this.#format = options.format;
@@ -77,6 +100,7 @@ export class PartWriter {
     this.#maxBytes = options.maxBytesPerPart ?? DEFAULT_MAX_BYTES_PER_PART;
     this.#level = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
     this.#firstPart = options.firstPart ?? 0;
+    this.#onMember = options.onMember;
   }
 
   /** Lines in the part being written. */
@@ -87,6 +111,11 @@ export class PartWriter {
   /** Text bytes (before compression) in the part being written. */
   get partBytes(): number {
     return this.#bytes + this.#used;
+  }
+
+  /** Where the next line goes: the number of its part and its line number there (1 for the first line). */
+  get nextLine(): { part: number; line: number } {
+    return { part: this.#firstPart + this.#written.length, line: this.#rows + 1 };
   }
 
   /**
@@ -111,6 +140,7 @@ export class PartWriter {
     this.#used += typeof line === 'string' ? this.#batch.write(line, this.#used) : line.copy(this.#batch, this.#used);
     this.#batch[this.#used++] = 10;
     this.#rows++;
+    this.#batchRows++;
     if (this.#rows >= this.#maxRows || this.#bytes + this.#used >= this.#maxBytes) await this.#finishPart();
   }
 
@@ -139,12 +169,11 @@ export class PartWriter {
     if (this.#part === undefined) {
       this.#folderReady ??= mkdir(this.#folder, { recursive: true });
       await this.#folderReady;
-      this.#part = new GzipPartFile(
-        join(this.#folder, partName(this.#firstPart + this.#written.length, this.#extension)),
-        this.#level,
-      );
+      this.#part = this.#openPart();
     }
     if (this.#used === 0) return;
+    this.#memberLines.push(this.#batchRows);
+    this.#batchRows = 0;
     // gzip reads the batch later, on the thread pool, so the next lines go into a new buffer.
     const batch = this.#batch.subarray(0, this.#used);
     this.#batch = NO_BATCH;
@@ -152,6 +181,16 @@ export class PartWriter {
     this.#bytes += batch.length;
     await this.#part.write(batch);
     crashPoint('mid-file');
+  }
+
+  #openPart(): GzipPartFile {
+    const path = join(this.#folder, partName(this.#firstPart + this.#written.length, this.#extension));
+    const report = this.#onMember;
+    if (report === undefined) return new GzipPartFile(path, this.#level);
+    const lines: number[] = [];
+    this.#memberLines = lines;
+    // A part without lines gets one empty member, which holds none.
+    return new GzipPartFile(path, this.#level, (offset) => report({ offset, lines: lines.shift() ?? 0 }));
   }
 
   async #finishPart(): Promise<void> {

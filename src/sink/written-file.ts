@@ -1,8 +1,9 @@
-export type FileFormat = 'ndjson' | 'parquet' | 'raw';
+/** 'index': a resource's record index (Parquet in a snapshot; NDJSON in staging, before its conversion). */
+export type FileFormat = 'ndjson' | 'parquet' | 'raw' | 'index';
 
 /** What a snapshot records about each of its files. */
 export interface FileFacts {
-  /** The table (ndjson, parquet) or the resource (raw) whose rows the file holds. */
+  /** The table (ndjson, parquet) or the resource (raw, index) whose rows the file holds. */
   table: string;
   format: FileFormat;
   rows: number;

@@ -103,7 +103,7 @@ export function parseManifest(text: string, where: string): Manifest {
       typeof file.sha256 !== 'string' ||
       !Number.isInteger(file.rows) ||
       !Number.isInteger(file.bytes) ||
-      !['parquet', 'ndjson', 'raw'].includes(file.format),
+      !['parquet', 'ndjson', 'raw', 'index'].includes(file.format),
   );
   if (!Array.isArray(manifest.files) || badFile !== undefined) {
     throw new ManifestError(`${where} has a malformed files list`);

@@ -98,7 +98,10 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
     });
     expect(lastLine(fromFlag.stdout).startsWith(join(work, 'from-flag'))).toBe(true);
     const manifest = JSON.parse(await readFile(join(lastLine(fromFlag.stdout), 'manifest.json'), 'utf8'));
-    expect(manifest.files.every((file: { format: string }) => file.format === 'ndjson')).toBe(true);
+    // The job's formats, plus the record index every snapshot has.
+    expect(new Set(manifest.files.map((file: { format: string }) => file.format))).toEqual(
+      new Set(['ndjson', 'index']),
+    );
     expect(Object.keys(manifest.resources)).toEqual(['products']);
   });
 

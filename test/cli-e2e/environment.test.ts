@@ -98,7 +98,7 @@ describe('SHOPSNAP_* variables (built binary): each command reads its own flagsâ
     ]);
     const manifest = JSON.parse(await readFile(join(lastLine(result.stdout), 'manifest.json'), 'utf8'));
     expect(new Set(manifest.files.map((file: { format: string }) => file.format))).toEqual(
-      new Set(['parquet', 'ndjson', 'raw']),
+      new Set(['parquet', 'ndjson', 'raw', 'index']),
     );
   });
 });

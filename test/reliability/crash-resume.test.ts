@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrashPoint } from '../../src/crash-point.js';
 import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { lastLine, runCli } from '../helpers/cli.js';
-import { filesUnder, manifestsUnder, rawIds } from '../helpers/snapshot-files.js';
+import { expectIndexMatchesArchive, filesUnder, manifestsUnder, rawIds } from '../helpers/snapshot-files.js';
 
 const TOKEN = 'shpat_crash_resume_0c4e';
 const RESOURCES = ['products', 'customers', 'orders'] as const;
@@ -48,6 +48,8 @@ async function expectExactSnapshot(location: string): Promise<void> {
     const ids = await rawIds(location, resource);
     expect(new Set(ids).size, `${resource}: no id twice`).toBe(ids.length);
     expect([...ids].sort(), resource).toEqual([...shop.records(resource)].map((r) => String(r.id)).sort());
+    // The record index resumes with the archive: one row per line, each at its place, nothing twice.
+    await expectIndexMatchesArchive(location, resource);
   }
 }
 

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { hashFile } from '../../src/local-file.js';
 import { SinkError } from '../../src/sink/errors.js';
 import { childProcessConverter, inProcessConverter, type ParquetConverter } from '../../src/sink/parquet-converter.js';
+import { RecordIndexWriter, recordIndexTable } from '../../src/sink/record-index-writer.js';
 import { TableWriter } from '../../src/sink/table-writer.js';
 import type { WrittenFile } from '../../src/sink/written-file.js';
 import { type DeclaredTable, tableByName, toRows } from '../../src/transform/index.js';
@@ -96,6 +97,33 @@ describe.each(IMPLEMENTATIONS)('ParquetConverter %s', (_name, create, closeStops
     expect((await converter.convert(part, ORDERS, join(dir, 'parquet'))).rows).toBe(2);
   });
 
+  it('compares two record indexes by id and sha256, exact ids past 2^53 included', async () => {
+    /** One resource's index as Parquet: each record an id and the hash its text would have. */
+    const indexOf = async (name: string, records: [bigint, string][]) => {
+      const writer = new RecordIndexWriter({ dir: join(dir, name), resource: 'orders' });
+      for (const [id, text] of records) await writer.add({ id: String(id), updatedAt: undefined }, text, undefined);
+      const [part] = await writer.close();
+      const converted = await converter.convert(part as WrittenFile, recordIndexTable('orders'), join(dir, name));
+      return [converted.path];
+    };
+    const big = 9_007_199_254_740_993n;
+    const before = await indexOf('before', [
+      [1n, 'a'],
+      [2n, 'b'],
+      [big, 'c'],
+      [big + 1n, 'd'],
+    ]);
+    // 2 removed; `big` changed; `big + 1` unchanged; `big + 2` (one past a float's reach of `big`) and 3 added.
+    const after = await indexOf('after', [
+      [1n, 'a'],
+      [big, 'C'],
+      [big + 1n, 'd'],
+      [big + 2n, 'c'],
+      [3n, 'e'],
+    ]);
+    expect(await converter.countChanges(before, after)).toEqual({ added: 2, removed: 1, changed: 1, unchanged: 2 });
+  });
+
   it('refuses work after close, and close does not hang on a conversion in progress', async () => {
     const { part } = await orderPart(2_000);
     const converting = converter.convert(part, ORDERS, join(dir, 'parquet')).catch((e: unknown) => e);
@@ -109,6 +137,7 @@ describe.each(IMPLEMENTATIONS)('ParquetConverter %s', (_name, create, closeStops
     }
     const refused = await converter.convert(part, ORDERS, join(dir, 'parquet')).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'ERR_SINK_CLOSED' });
+    await expect(converter.countChanges([], [])).rejects.toMatchObject({ code: 'ERR_SINK_CLOSED' });
   });
 });
 

@@ -5,8 +5,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashFile } from '../../src/local-file.js';
 import { parseJson } from '../../src/shopify/json.js';
-import { RawArchiveWriter } from '../../src/sink/raw-archive-writer.js';
-import { listFiles } from './read-back.js';
+import { lineSha256, RawArchiveWriter } from '../../src/sink/raw-archive-writer.js';
+import { RecordIndexWriter, recordIndexTable } from '../../src/sink/record-index-writer.js';
+import { listFiles, readBack } from './read-back.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -82,5 +83,53 @@ describe('RawArchiveWriter', () => {
     const back = (await Promise.all(parts.map((file) => lines(file.path)))).flatMap((text) => text.slice(0, -1));
     expect(back).toEqual(noise);
     expect((await listFiles(dir)).filter((path) => path.includes('.tmp'))).toEqual([]);
+  });
+
+  it('with a record index, gives each record a row naming its part, line and the gzip member holding it', async () => {
+    const index = new RecordIndexWriter({ dir: join(dir, 'index'), resource: 'orders', firstPart: 3 });
+    const writer = new RawArchiveWriter({
+      dir,
+      resource: 'orders',
+      index,
+      maxBytesPerPart: 600_000,
+      firstPart: 3,
+    });
+    const noise = Array.from({ length: 20_000 }, (_, i) => `{"id":${i + 1},"n":"${String(i).padStart(31, '0')}"}`);
+    for (const [i, record] of noise.entries()) {
+      await writer.write(Buffer.from(record), { id: String(i + 1), updatedAt: '2026-11-22T05:06:23-05:00' });
+    }
+    const written = [...(await writer.rotate()), ...(await writer.rotate(true)), ...(await writer.close())];
+    const raw = written.filter((file) => file.format === 'raw');
+    const indexParts = written.filter((file) => file.format === 'index');
+    // Auto-rotated by bytes, then an empty part at the rotation asked for even if empty; the index parts go with them.
+    expect(raw.map((file) => [file.path.slice(dir.length), file.rows])).toEqual([
+      ['/orders/part-00003.jsonl.gz', 11_983],
+      ['/orders/part-00004.jsonl.gz', 8_017],
+      ['/orders/part-00005.jsonl.gz', 0],
+    ]);
+    expect(indexParts.map((file) => file.rows)).toEqual([20_000, 0]);
+    const { rows } = await readBack(indexParts, recordIndexTable('orders'));
+    // A member's first line is the smallest line indexed with its offset: every line has its row.
+    const members = new Map<string, { first: number; lines?: string[] }>();
+    for (const row of rows) {
+      const key = `${row.part}@${row.gzip_offset}`;
+      const first = members.get(key)?.first ?? Number.POSITIVE_INFINITY;
+      members.set(key, { first: Math.min(first, Number(row.line)) });
+    }
+    for (const [i, row] of rows.entries()) {
+      const member = members.get(`${row.part}@${row.gzip_offset}`) as { first: number; lines?: string[] };
+      if (member.lines === undefined) {
+        const part = raw.find((file) => file.path.endsWith(`part-0000${row.part}.jsonl.gz`));
+        const bytes = await readFile(part?.path as string);
+        member.lines = gunzipSync(bytes.subarray(Number(row.gzip_offset)))
+          .toString('utf8')
+          .split('\n');
+      }
+      const text = member.lines[Number(row.line) - member.first];
+      expect(text, `row ${i}`).toBe(noise[i]);
+      expect(row).toMatchObject({ id: String(i + 1), sha256: lineSha256(Buffer.from(text as string)) });
+    }
+    expect(members.size).toBeGreaterThan(3);
+    expect(gunzipSync(await readFile(raw[2]?.path as string))).toHaveLength(0);
   });
 });

@@ -10,12 +10,14 @@ import { type JsonObject, type JsonValue, parseJson } from '../../src/shopify/js
 import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { serialize } from '../../src/simulator/store.js';
+import { recordIndexTable } from '../../src/sink/record-index-writer.js';
 import type { FileFormat, WrittenFile } from '../../src/sink/written-file.js';
 import { openCatalog } from '../../src/snapshot/catalog.js';
 import { MANIFEST_NAME } from '../../src/snapshot/manifest.js';
 import { type VerifyReport, verifyPassed, verifySnapshot } from '../../src/snapshot/verify.js';
 import { LocalDirStorage, type Storage } from '../../src/storage/index.js';
 import { type DeclaredTable, TABLES, tableByName } from '../../src/transform/index.js';
+import { expectIndexMatchesArchive, type IndexRow, readRecordIndex } from '../helpers/snapshot-files.js';
 import { describedType, readBack } from '../sink/read-back.js';
 
 /** A field the 2022-01 schema does not know, with the values a lossy path would mangle. */
@@ -181,22 +183,64 @@ describe('a backup of the simulated shop', () => {
     expect(backup.manifest.resources[resource]?.unknown_fields).toBe(recordsOf(resource).length);
   });
 
-  it('a raw-only run writes no table files and still counts the unknown fields', async () => {
-    const rawOnly = await runBackup({
-      shop: parseShopAddress(shop.url),
-      token: shop.token,
-      storage: new LocalDirStorage(join(work, 'raw-only')),
-      resources: RESOURCES,
-      formats: ['raw'],
-      depth: 4,
-      stagingRoot: join(work, 'staging'),
-      logger: createLogger({ level: 'silent' }),
+  it('indexes every record: exact ids, updated_at, the sha256 of its raw line, and where that line lies', async () => {
+    const indexFiles = backup.manifest.files.filter((file) => file.format === 'index');
+    expect(indexFiles.map((file) => file.path).sort()).toEqual(
+      RESOURCES.map((resource) => `index/${resource}/part-00000.parquet`).sort(),
+    );
+    const asParquet = filesOf('index', 'orders').map((file) => ({ ...file, format: 'parquet' as const }));
+    const { types } = await readBack(asParquet, recordIndexTable('orders'));
+    expect(types).toEqual({
+      id: 'BIGINT',
+      updated_at: 'TIMESTAMP WITH TIME ZONE',
+      sha256: 'VARCHAR',
+      part: 'INTEGER',
+      line: 'BIGINT',
+      gzip_offset: 'BIGINT',
     });
-    expect(new Set(rawOnly.manifest.files.map((file) => file.format))).toEqual(new Set(['raw']));
     for (const resource of RESOURCES) {
-      expect(rawOnly.manifest.resources[resource]?.unknown_fields).toBe(recordsOf(resource).length);
+      await expectIndexMatchesArchive(backup.location, resource);
+      const updatedAt = new Map(
+        recordsOf(resource).map((record) => [String(record.id), new Date(String(record.updated_at)).toISOString()]),
+      );
+      const rows = await readRecordIndex(backup.location, resource);
+      expect(rows.map((row) => [row.id, row.updated_at])).toEqual(
+        rows.map((row) => [row.id, updatedAt.get(row.id)?.replace('.000Z', 'Z')]),
+      );
+      expect(sorted(rows.map((row) => row.id))).toEqual(sorted([...updatedAt.keys()]));
     }
   });
+
+  it.each([
+    ['raw', ['raw', 'index']],
+    ['ndjson', ['ndjson', 'index']],
+  ] as const)(
+    'a %s-only run indexes every record too (without a raw archive: no place, the same sha256)',
+    async (format, written) => {
+      const only = await runBackup({
+        shop: parseShopAddress(shop.url),
+        token: shop.token,
+        storage: new LocalDirStorage(join(work, `${format}-only`)),
+        resources: RESOURCES,
+        formats: [format],
+        depth: 4,
+        stagingRoot: join(work, 'staging'),
+        logger: createLogger({ level: 'silent' }),
+      });
+      expect(new Set(only.manifest.files.map((file) => file.format))).toEqual(new Set(written));
+      for (const resource of RESOURCES) {
+        // A raw-only run still flattens every record to count the fields the schema does not know.
+        expect(only.manifest.resources[resource]?.unknown_fields).toBe(recordsOf(resource).length);
+        const full = await readRecordIndex(backup.location, resource);
+        const rows = await readRecordIndex(only.location, resource);
+        const hashes = (list: IndexRow[]) => sorted(list.map((row) => `${row.id} ${row.updated_at} ${row.sha256}`));
+        expect(hashes(rows)).toEqual(hashes(full));
+        if (format === 'raw') await expectIndexMatchesArchive(only.location, resource);
+        else
+          expect(rows.filter((row) => row.part !== null || row.line !== null || row.gzip_offset !== null)).toEqual([]);
+      }
+    },
+  );
 
   const differingFor = (reason: string) => (report: VerifyReport) =>
     report.differing.filter((entry) => entry.reason.startsWith(reason)).map((entry) => entry.path);
