@@ -27,8 +27,13 @@ let sequence = 0;
 
 /** Runs the CLI in a child process whose CPU time and peak RSS are measured by the process itself. */
 export function spawnMeasuredCli(args: string[], env: Record<string, string> = {}): MeasuredProcess {
+  return spawnMeasured(CLI, args, env);
+}
+
+/** Runs a Node script in a child process whose CPU time and peak RSS are measured by the process itself. */
+export function spawnMeasured(script: string, args: string[], env: Record<string, string> = {}): MeasuredProcess {
   const usageFile = join(tmpdir(), `shopsnap-bench-usage-${process.pid}-${sequence++}.json`);
-  const child = spawn(process.execPath, ['--import', PROBE, CLI, ...args], {
+  const child = spawn(process.execPath, ['--import', PROBE, script, ...args], {
     env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -46,7 +51,7 @@ export function spawnMeasuredCli(args: string[], env: Record<string, string> = {
     stdout: () => stdout,
     finished: async () => {
       const code = await exited;
-      if (code !== 0) throw new Error(`shopsnap ${args[0]} exited ${code}: ${stderr.slice(-2000)}`);
+      if (code !== 0) throw new Error(`${script} ${args[0]} exited ${code}: ${stderr.slice(-2000)}`);
       const usage = totalUsage(await readFile(usageFile, 'utf8'));
       await rm(usageFile, { force: true });
       return { code, usage };

@@ -1,63 +1,61 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import Shopify from 'shopify-api-node';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
-import { uniformLatency } from '../simulator/index.js';
-import { openShopSession } from '../source/index.js';
-import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
+import type { BucketShape, LatencyOptions, RunningShop, ShopOptions } from '../simulator/index.js';
+import { LATENCY_PRESETS, type LatencyModel } from '../simulator/latency.js';
+import { type ProcessUsage, spawnMeasured, spawnMeasuredCli } from './child-process.js';
+import { expectedCrawl, type PageShape, scheduleFinishMs } from './crawl-bound.js';
 
 /**
- * The benchmark shop of issue 3: ~50,000 records, bucket 40 leaking 20/s, 300 ms + 0.5 ms per record. Prerendered:
- * building pages on demand costs the shop about 7 s of CPU per crawl, which on a small machine competes with the
- * crawler and stretches answers past the configured latency the bound assumes.
+ * `npm run bench -- crawl`: the built CLI as a user runs it (`shopsnap backup`, default formats, into a local folder)
+ * against a simulated shop in its own process, over a matrix of buckets and latencies. Every row has 40,000 records.
+ * Per row: the bound (the best schedule of the fewest requests under the row's bucket, leak, depth 20 and expected
+ * latencies: crawl-bound.ts), the shop's busy span (first request in to last answer out), bound / span, the whole
+ * process's wall time, requests against the fewest, the most requests the shop held at once, and 429s.
  */
-const LATENCY = { baseMs: 300, perRecordMs: 0.5 };
-const SHOP = {
-  seed: 7,
-  products: 10_000,
-  customers: 15_000,
-  orders: 25_000,
-  bigIdShare: 0.01,
-  latency: uniformLatency(LATENCY.baseMs, LATENCY.perRecordMs),
-  prerender: true,
-} as const;
-const RATE = { bucket: 40, leakPerSecond: 20 };
-/** The peer runs on a Plus-sized bucket; it is sequential, so the bucket never limits it. */
-const PEER_RATE = { bucket: 400, leakPerSecond: 20 };
+const SIZES = { products: 8_000, customers: 12_000, orders: 20_000 } as const;
 const DEPTH = 20;
-const PAGE_LIMIT = 250;
 
-export interface CrawlBenchResult {
-  records: number;
-  wallMs: number;
-  recordsPerSecond: number;
-  /** Finish time of the best schedule of the minimum requests (see crawl-bound.ts). */
-  boundMs: number;
-  boundOverWall: number;
-  requests: number;
-  minimumRequests: number;
-  throttled: number;
-  /** Mean round trip the crawler saw, against the nominal mean of the minimum requests (the shop's own CPU adds). */
-  meanRoundTripMs: number;
-  nominalRoundTripMs: number;
-  /** The same bound with every latency stretched to the observed mean round trip. */
-  observedBoundMs: number;
-  cpuMs: number;
-  maxRssMb: number;
-  peer: { records: number; wallMs: number; recordsPerSecond: number; requests: number };
-  speedupOverPeer: number;
+interface Row {
+  name: string;
+  rate: BucketShape | 'unlimited';
+  /** Also run `--formats raw` (the crawl without the sink's CPU) and shopify-api-node on this row. */
+  compare?: boolean;
 }
+
+const ROWS: Row[] = [
+  { name: 'Basic 40 @ 2/s', rate: { bucket: 40, leakPerSecond: 2 } },
+  { name: 'Advanced 80 @ 4/s', rate: { bucket: 80, leakPerSecond: 4 } },
+  { name: 'Plus 400 @ 20/s', rate: { bucket: 400, leakPerSecond: 20 }, compare: true },
+  { name: '40 @ 20/s (no tier leaks so)', rate: { bucket: 40, leakPerSecond: 20 } },
+  { name: 'unlimited', rate: 'unlimited' },
+];
+
+/** The independent server of issue 14: counts at once, a page 150 ms + 7 ms per record, exactly. */
+const FIXED: LatencyModel = {
+  ...LATENCY_PRESETS.none,
+  listMs: 150,
+  perRecordMs: { products: 7, customers: 7, orders: 7 },
+};
+
+const LATENCIES: Array<{ name: string; latency: LatencyOptions; model: LatencyModel }> = [
+  { name: 'realistic', latency: 'realistic', model: LATENCY_PRESETS.realistic },
+  { name: 'fixed (counts at once, pages 150 ms + 7 ms/record)', latency: FIXED, model: FIXED },
+];
 
 interface SimChild {
   url: string;
   token: string;
   counts: Record<ResourceName, number>;
-  /** Closes the shop and returns its request statistics. */
-  stop(): Promise<{ requests: number; throttled: number }>;
+  pages: Record<ResourceName, PageShape[]>;
+  stop(): Promise<ReturnType<RunningShop['stats']>>;
 }
 
-async function startSimChild(options: object): Promise<SimChild> {
+async function startSimChild(options: ShopOptions): Promise<SimChild> {
   const script = fileURLToPath(new URL('./crawl-sim.js', import.meta.url));
   const child: ChildProcess = spawn(process.execPath, [script, JSON.stringify(options)], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -65,141 +63,143 @@ async function startSimChild(options: object): Promise<SimChild> {
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new Error('simulated shop exited before printing its address');
-  const started = JSON.parse(first.value) as Omit<SimChild, 'stop'>;
   return {
-    ...started,
+    ...(JSON.parse(first.value) as Omit<SimChild, 'stop'>),
     async stop() {
       child.stdin?.end();
       const last = await lines.next();
-      const stats = last.done
-        ? undefined
-        : (JSON.parse(last.value) as { stats: { requests: number; throttled: number } });
-      return stats?.stats ?? { requests: Number.NaN, throttled: Number.NaN };
+      if (last.done) throw new Error('simulated shop exited without its statistics');
+      return (JSON.parse(last.value) as { stats: ReturnType<RunningShop['stats']> }).stats;
     },
   };
 }
 
-async function crawlShopsnap(shop: SimChild) {
-  const cpuBefore = process.cpuUsage();
+export interface CrawlBenchRow {
+  latency: string;
+  shop: string;
+  formats: string;
+  boundMs: number;
+  /** The shop's busy span: from the first request's arrival to the last answer. */
+  spanMs: number;
+  processMs: number;
+  requests: number;
+  fewest: number;
+  mostInFlight: number;
+  throttled: number;
+  usage: ProcessUsage;
+  load: { before: number; after: number };
+}
+
+async function backupRow(
+  latency: (typeof LATENCIES)[number],
+  row: Row,
+  formats: string | undefined,
+): Promise<CrawlBenchRow> {
+  const options: ShopOptions = {
+    seed: 7,
+    ...SIZES,
+    bigIdShare: 0.01,
+    rate: row.rate,
+    latency: latency.latency,
+    // Pages built before the clock starts: building them on demand costs the shop CPU the crawler competes for.
+    prerender: true,
+  };
+  const shop = await startSimChild(options);
+  const out = await mkdtemp(join(tmpdir(), 'shopsnap-crawl-bench-'));
+  const before = loadavg()[0] as number;
   const started = performance.now();
-  const session = openShopSession({ shopUrl: shop.url, token: shop.token, depth: DEPTH });
-  const totals = await Promise.all(
-    RESOURCES.map(async (resource) => {
-      const { records, report } = session.crawl(resource);
-      const ids = new Set<string>();
-      for await (const record of records) ids.add(record.id);
-      await report;
-      return ids.size;
-    }),
+  const args = ['backup', '--shop', shop.url, '--out', out, '--depth', String(DEPTH)];
+  const backup = spawnMeasuredCli([...args, ...(formats ? ['--formats', formats] : [])], {
+    SHOPSNAP_TOKEN: shop.token,
+  });
+  const { usage } = await backup.finished();
+  const processMs = performance.now() - started;
+  const after = loadavg()[0] as number;
+  const stats = await shop.stop();
+  await rm(out, { recursive: true, force: true });
+  const crawl = expectedCrawl(
+    latency.model,
+    RESOURCES.map((resource) => ({ resource, pages: shop.pages[resource] })),
   );
-  const wallMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
-  const { requests, meanRoundTripMs } = session.stats();
-  session.close();
+  const bucket = row.rate === 'unlimited' ? { bucket: Infinity, leakPerSecond: Infinity } : row.rate;
   return {
-    records: totals.reduce((a, b) => a + b, 0),
-    wallMs,
-    requests,
-    meanRoundTripMs: meanRoundTripMs ?? Number.NaN,
-    cpuMs: (cpu.user + cpu.system) / 1000,
+    latency: latency.name,
+    shop: row.name,
+    formats: formats ?? 'default',
+    boundMs: scheduleFinishMs({ ...crawl, ...bucket, depth: DEPTH }),
+    spanMs: (stats.busy.lastAnswerMs ?? 0) - (stats.busy.firstArrivalMs ?? 0),
+    processMs,
+    requests: stats.requests,
+    fewest: crawl.latenciesMs.length + crawl.closing.length,
+    mostInFlight: stats.busy.mostInFlight,
+    throttled: stats.throttled,
+    usage,
+    load: { before, after },
   };
 }
 
-/** What a Node user writes with shopify-api-node: follow `Link` one page after another, one resource at a time. */
-async function crawlPeer(shop: SimChild) {
-  const { hostname, port, protocol } = new URL(shop.url);
-  const shopify = new Shopify({ shopName: 'bench-peer', accessToken: shop.token, apiVersion: '2022-01' });
-  // shopify-api-node always builds https://<shopName>.myshopify.com; its requests take this object as the base.
-  (shopify as unknown as { baseUrl: object }).baseUrl = { hostname, port: Number(port), protocol };
+/** shopify-api-node on the same shop, in its own process: whole process against whole process. */
+async function peerRow(latency: (typeof LATENCIES)[number], row: Row) {
+  const shop = await startSimChild({
+    seed: 7,
+    ...SIZES,
+    bigIdShare: 0.01,
+    rate: row.rate,
+    latency: latency.latency,
+    prerender: true,
+  });
   const started = performance.now();
-  let records = 0;
-  let requests = 0;
-  const lists = {
-    products: (params: object) => shopify.product.list(params),
-    customers: (params: object) => shopify.customer.list(params),
-    orders: (params: object) => shopify.order.list(params),
-  };
-  const filters = { products: { status: 'active,archived,draft' }, customers: {}, orders: { status: 'any' } };
-  for (const resource of RESOURCES) {
-    let params: object | undefined = { limit: PAGE_LIMIT, ...filters[resource] };
-    while (params) {
-      const page: { length: number; nextPageParameters?: object } = await lists[resource](params);
-      requests++;
-      records += page.length;
-      params = page.nextPageParameters;
-    }
-  }
-  const wallMs = performance.now() - started;
-  return { records, wallMs, recordsPerSecond: (records * 1000) / wallMs, requests };
+  const peer = spawnMeasured(fileURLToPath(new URL('./crawl-peer.js', import.meta.url)), [shop.url, shop.token]);
+  await peer.finished();
+  const processMs = performance.now() - started;
+  const stats = await shop.stop();
+  const { records, requests } = JSON.parse(peer.stdout()) as { records: number; requests: number };
+  return { processMs, records, requests, throttled: stats.throttled };
 }
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 function line(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
-export async function runCrawlBench(): Promise<CrawlBenchResult> {
+export async function runCrawlBench(): Promise<CrawlBenchRow[]> {
+  const records = SIZES.products + SIZES.customers + SIZES.orders;
   line(
-    `crawl bench: ${SHOP.products + SHOP.customers + SHOP.orders} records, bucket ${RATE.bucket} @ ${RATE.leakPerSecond}/s, ` +
-      `${LATENCY.baseMs} ms + ${LATENCY.perRecordMs} ms/record, depth ${DEPTH}`,
+    `crawl bench: shopsnap backup (built CLI, depth ${DEPTH}) of ${records} records (${SIZES.products} products, ` +
+      `${SIZES.customers} customers, ${SIZES.orders} orders), the shop in its own process`,
   );
-  const shop = await startSimChild({ ...SHOP, rate: RATE });
-  const ours = await crawlShopsnap(shop);
-  const served = await shop.stop();
-  const counts = RESOURCES.map((resource) => shop.counts[resource]);
-  const minimum = minimumCrawl(counts, PAGE_LIMIT, LATENCY);
-  const rate = { bucket: RATE.bucket, leakPerSecond: RATE.leakPerSecond, depth: DEPTH };
-  const boundMs = scheduleFinishMs({ ...minimum, ...rate });
-  const latencies = [...minimum.latenciesMs, ...minimum.closing.map((closing) => closing.latencyMs)];
-  const maxRssMb = process.resourceUsage().maxRSS / 1024;
-  const nominalRoundTripMs = latencies.reduce((a, b) => a + b, 0) / latencies.length;
-  const observed = (ms: number) => (ms * ours.meanRoundTripMs) / nominalRoundTripMs;
-
-  line(`peer: shopify-api-node, sequential Link chains, bucket ${PEER_RATE.bucket} @ ${PEER_RATE.leakPerSecond}/s`);
-  const peerShop = await startSimChild({ ...SHOP, rate: PEER_RATE });
-  const peer = await crawlPeer(peerShop);
-  await peerShop.stop();
-
-  const result: CrawlBenchResult = {
-    records: ours.records,
-    wallMs: ours.wallMs,
-    recordsPerSecond: (ours.records * 1000) / ours.wallMs,
-    boundMs,
-    boundOverWall: boundMs / ours.wallMs,
-    requests: ours.requests,
-    minimumRequests: latencies.length,
-    throttled: served.throttled,
-    meanRoundTripMs: ours.meanRoundTripMs,
-    nominalRoundTripMs,
-    observedBoundMs: scheduleFinishMs({
-      latenciesMs: minimum.latenciesMs.map(observed),
-      closing: minimum.closing.map(({ latencyMs, after }) => ({ latencyMs: observed(latencyMs), after })),
-      ...rate,
-    }),
-    cpuMs: ours.cpuMs,
-    maxRssMb,
-    peer,
-    speedupOverPeer: peer.wallMs / ours.wallMs,
-  };
-  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  line(`shopsnap: ${result.records} records in ${s(result.wallMs)} = ${result.recordsPerSecond.toFixed(0)} records/s`);
+  line('');
   line(
-    `  bound (best schedule of the minimum requests, each count after the crawl behind its resource's pages): ${s(boundMs)}; bound/wall = ${result.boundOverWall.toFixed(3)} (target ≥ 0.85)`,
+    '| latency | shop | formats | bound | shop busy | bound / busy | process | requests (fewest) | most in flight | 429s | CPU | RSS | load |',
   );
-  const unordered = scheduleFinishMs({ latenciesMs: latencies, ...rate });
-  line(`  (with the counts after free to go any time: ${s(unordered)} = ${(unordered / result.wallMs).toFixed(3)})`);
-  line(
-    `  requests: ${result.requests} made (server saw ${served.requests}, ${served.throttled} throttled) vs ${result.minimumRequests} minimum`,
-  );
-  line(
-    `  mean round trip ${result.meanRoundTripMs.toFixed(0)} ms observed vs ${result.nominalRoundTripMs.toFixed(0)} ms ` +
-      'configured (the difference is time spent in the simulated shop and in event loops); ' +
-      `the bound at the observed round trip is ${s(result.observedBoundMs)} = ` +
-      `${(result.observedBoundMs / result.wallMs).toFixed(3)} of the wall time`,
-  );
-  line(`  crawler CPU ${s(result.cpuMs)}, peak RSS ${maxRssMb.toFixed(0)} MB (the shop runs in its own process)`);
-  line(
-    `peer: ${peer.records} records in ${s(peer.wallMs)} = ${peer.recordsPerSecond.toFixed(0)} records/s (${peer.requests} requests)`,
-  );
-  line(`  shopsnap is ${result.speedupOverPeer.toFixed(1)}× the peer (target ≥ 5×)`);
-  return result;
+  line('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  const rows: CrawlBenchRow[] = [];
+  for (const latency of LATENCIES) {
+    for (const row of ROWS) {
+      for (const formats of row.compare ? [undefined, 'raw'] : [undefined]) {
+        const result = await backupRow(latency, row, formats);
+        rows.push(result);
+        line(
+          `| ${result.latency} | ${result.shop} | ${result.formats} | ${s(result.boundMs)} | ${s(result.spanMs)} | ` +
+            `${(result.boundMs / result.spanMs).toFixed(3)} | ${s(result.processMs)} | ${result.requests} (${result.fewest}) | ` +
+            `${result.mostInFlight} | ${result.throttled} | ${result.usage.cpuSeconds.toFixed(1)} s | ` +
+            `${result.usage.maxRssMb.toFixed(0)} MB | ${result.load.before.toFixed(1)} → ${result.load.after.toFixed(1)} |`,
+        );
+      }
+      if (row.compare) {
+        const peer = await peerRow(latency, row);
+        const ours = rows.find((r) => r.latency === latency.name && r.shop === row.name && r.formats === 'default');
+        line(
+          `| ${latency.name} | ${row.name} | shopify-api-node (autoLimit, sequential) | | | | ${s(peer.processMs)} | ` +
+            `${peer.requests} | 1 | ${peer.throttled} | | | |`,
+        );
+        if (ours)
+          line(
+            `|  |  | shopsnap is ${(peer.processMs / ours.processMs).toFixed(1)}× the peer, whole process against whole process (target ≥ 6×) | | | | | | | | | | |`,
+          );
+      }
+    }
+  }
+  return rows;
 }

@@ -1,3 +1,5 @@
+import type { ResourceName } from '../shopify/resources.js';
+import { expectedLatencyMs, type LatencyModel } from '../simulator/latency.js';
 import { minimumRequests } from '../source/chain-plan.js';
 
 /**
@@ -34,6 +36,8 @@ export function scheduleFinishMs(input: BoundInput): number {
   });
   const ready = [...free, ...closings.filter((closing) => closing.waitingFor === 0)];
   let waiting = closings.length - (ready.length - free.length);
+  // An unlimited shop never holds a request back.
+  const limited = Number.isFinite(input.leakPerSecond) && Number.isFinite(input.bucket);
   const leakPerMs = input.leakPerSecond / 1000;
   const inFlight: Array<{ endMs: number; request: Pending }> = [];
   let now = 0;
@@ -55,7 +59,7 @@ export function scheduleFinishMs(input: BoundInput): number {
       now = Math.min(...inFlight.map((flight) => flight.endMs));
       continue;
     }
-    const current = Math.max(0, level - (now - levelAt) * leakPerMs);
+    const current = limited ? Math.max(0, level - (now - levelAt) * leakPerMs) : 0;
     if (current + 1 > input.bucket + 1e-9) {
       now += (current + 1 - input.bucket) / leakPerMs;
       continue;
@@ -70,27 +74,48 @@ export function scheduleFinishMs(input: BoundInput): number {
   return finish;
 }
 
+/** Records on each page of a list of `records` records read in pages of `pageLimit` (an empty list still takes one). */
+export function pageSizes(records: number, pageLimit: number): number[] {
+  const { pages } = minimumRequests([records], pageLimit);
+  return Array.from({ length: pages[0] as number }, (_, page) =>
+    Math.max(0, Math.min(pageLimit, records - page * pageLimit)),
+  );
+}
+
 /**
- * The minimum requests of a crawl of resources holding `recordCounts` records, with the latency of a shop that answers
- * in `baseMs` plus `perRecordMs` per record listed: every page (the last one partial), a count before each resource,
- * and its count after, which follows its pages.
+ * The minimum requests of a crawl, one entry per resource with the latency of each of its pages and of its counts:
+ * every page, a count before each resource, and its count after, which follows its pages.
  */
 export function minimumCrawl(
-  recordCounts: readonly number[],
-  pageLimit: number,
-  latency: { baseMs: number; perRecordMs: number },
+  resources: ReadonlyArray<{ pagesMs: readonly number[]; countMs: number }>,
 ): Required<Pick<BoundInput, 'latenciesMs' | 'closing'>> {
   const latenciesMs: number[] = [];
   const closing: Array<{ latencyMs: number; after: number[] }> = [];
-  const { pages } = minimumRequests(recordCounts, pageLimit);
-  recordCounts.forEach((records, resource) => {
-    const after: number[] = [];
-    for (let page = 0; page < (pages[resource] as number); page++) {
-      const listed = Math.max(0, Math.min(pageLimit, records - page * pageLimit));
-      after.push(latenciesMs.push(latency.baseMs + latency.perRecordMs * listed) - 1);
-    }
-    latenciesMs.push(latency.baseMs);
-    closing.push({ latencyMs: latency.baseMs, after });
-  });
+  for (const { pagesMs, countMs } of resources) {
+    const after = pagesMs.map((ms) => latenciesMs.push(ms) - 1);
+    latenciesMs.push(countMs);
+    closing.push({ latencyMs: countMs, after });
+  }
   return { latenciesMs, closing };
+}
+
+/** A page of a crawl: its records, and for products the variants on it (they make a page slower). */
+export interface PageShape {
+  records: number;
+  variants?: number;
+}
+
+/** The minimum crawl of a simulated shop whose latency follows `model`: each request at its expected (mean) time. */
+export function expectedCrawl(
+  model: LatencyModel,
+  resources: ReadonlyArray<{ resource: ResourceName; pages: readonly PageShape[] }>,
+): Required<Pick<BoundInput, 'latenciesMs' | 'closing'>> {
+  return minimumCrawl(
+    resources.map(({ resource, pages }) => ({
+      pagesMs: pages.map(({ records, variants }) =>
+        expectedLatencyMs(model, { kind: 'list', resource, records, ...(variants !== undefined && { variants }) }),
+      ),
+      countMs: expectedLatencyMs(model, { kind: 'count' }),
+    })),
+  );
 }

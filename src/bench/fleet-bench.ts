@@ -4,10 +4,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { RESOURCES } from '../shopify/resources.js';
 import type { ShopOptions } from '../simulator/index.js';
 import { RATE_PRESETS, type RatePreset, uniformLatency } from '../simulator/index.js';
 import { type ProcessUsage, spawnMeasuredCli } from './child-process.js';
-import { minimumCrawl, scheduleFinishMs } from './crawl-bound.js';
+import { expectedCrawl, pageSizes, scheduleFinishMs } from './crawl-bound.js';
 
 const SHOPS = 30;
 /** Index of the one large Basic-plan shop, mid-list so it has no head start in job order. */
@@ -72,10 +73,15 @@ export function fleetOptions(): (ShopOptions & { rate: RatePreset })[] {
 export function shopBoundMs(rate: RatePreset, counts: readonly number[]): number {
   const { bucket, leakPerSecond } = RATE_PRESETS[rate];
   return scheduleFinishMs({
-    ...minimumCrawl(counts, PAGE_LIMIT, LATENCY),
+    ...expectedCrawl(
+      uniformLatency(LATENCY.baseMs, LATENCY.perRecordMs),
+      RESOURCES.map((resource, i) => ({
+        resource,
+        pages: pageSizes(counts[i] ?? 0, PAGE_LIMIT).map((records) => ({ records })),
+      })),
+    ),
     bucket,
-    // An unlimited shop never makes a request wait; a finite leak keeps the arithmetic finite.
-    leakPerSecond: Number.isFinite(leakPerSecond) ? leakPerSecond : 1e9,
+    leakPerSecond,
     depth: DEPTH,
   });
 }

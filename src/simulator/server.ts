@@ -24,7 +24,14 @@ export interface RunningShop {
   records(resource: ResourceName): Iterable<JsonObject>;
   /** Current number of records, every status included. */
   count(resource: ResourceName): number;
-  stats(): { requests: number; throttled: number; byPath: Record<string, number>; faults: InjectedFaults };
+  stats(): {
+    requests: number;
+    throttled: number;
+    byPath: Record<string, number>;
+    faults: InjectedFaults;
+    /** The most requests the shop held at once, and when (performance.now() of its process) it was first and last busy. */
+    busy: { mostInFlight: number; firstArrivalMs: number | undefined; lastAnswerMs: number | undefined };
+  };
   /** Replaces the fault knobs (and restarts their seeded stream) while the shop runs. */
   setFaults(faults: FaultOptions): void;
 }
@@ -186,7 +193,14 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     return finish(reply, fault);
   };
 
+  const busy = { inFlight: 0, mostInFlight: 0, firstArrivalMs: undefined as number | undefined, lastAnswerMs: 0 };
   const listener = (request: IncomingMessage, response: ServerResponse) => {
+    busy.firstArrivalMs ??= performance.now();
+    busy.mostInFlight = Math.max(busy.mostInFlight, ++busy.inFlight);
+    response.once('close', () => {
+      busy.inFlight--;
+      busy.lastAnswerMs = performance.now();
+    });
     handle(request, response).catch((error: unknown) => {
       if (response.headersSent) {
         response.destroy();
@@ -218,6 +232,11 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       throttled: state.stats.throttled,
       byPath: { ...state.stats.byPath },
       faults: { ...state.stats.faults },
+      busy: {
+        mostInFlight: busy.mostInFlight,
+        firstArrivalMs: busy.firstArrivalMs,
+        lastAnswerMs: busy.firstArrivalMs === undefined ? undefined : busy.lastAnswerMs,
+      },
     }),
     setFaults: (faults) => state.setFaults(faults),
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { minimumCrawl, scheduleFinishMs } from '../../src/bench/crawl-bound.js';
+import { expectedCrawl, minimumCrawl, pageSizes, scheduleFinishMs } from '../../src/bench/crawl-bound.js';
+import { LATENCY_PRESETS, uniformLatency } from '../../src/simulator/latency.js';
 import { minimumRequests } from '../../src/source/chain-plan.js';
 
 describe('scheduleFinishMs', () => {
@@ -34,7 +35,13 @@ describe('scheduleFinishMs', () => {
   });
 
   it('a bucket-bound crawl ends a count later than its pages would alone', () => {
-    const crawl = minimumCrawl([10_000, 15_000, 25_000], 250, { baseMs: 300, perRecordMs: 0.5 });
+    const crawl = expectedCrawl(
+      uniformLatency(300, 0.5),
+      (['products', 'customers', 'orders'] as const).map((resource, i) => ({
+        resource,
+        pages: pageSizes([10_000, 15_000, 25_000][i] as number, 250).map((records) => ({ records })),
+      })),
+    );
     const rate = { bucket: 40, leakPerSecond: 20, depth: 20 };
     const free = scheduleFinishMs({ latenciesMs: [...crawl.latenciesMs, 300, 300, 300], ...rate });
     expect(free).toBeCloseTo(8_600, 6);
@@ -44,13 +51,29 @@ describe('scheduleFinishMs', () => {
 
 describe('minimumCrawl', () => {
   it('lists every page and the count before of each resource, and its count after behind its pages', () => {
-    expect(minimumCrawl([0, 251], 250, { baseMs: 100, perRecordMs: 1 })).toEqual({
+    const pages = (records: number) => pageSizes(records, 250).map((n) => 100 + n);
+    expect(
+      minimumCrawl([
+        { pagesMs: pages(0), countMs: 100 },
+        { pagesMs: pages(251), countMs: 100 },
+      ]),
+    ).toEqual({
       latenciesMs: [100, 100, 350, 101, 100],
       closing: [
         { latencyMs: 100, after: [0] },
         { latencyMs: 100, after: [2, 3] },
       ],
     });
+  });
+
+  it('takes each request at its expected time under a latency model: a page of products by its variants', () => {
+    const { latenciesMs } = expectedCrawl(LATENCY_PRESETS.realistic, [
+      { resource: 'products', pages: [{ records: 250, variants: 1000 }] },
+      { resource: 'orders', pages: [{ records: 250 }] },
+    ]);
+    // Medians 150 + 4 × 250 + 0.4 × 1000 ms and 150 + 7 × 250 ms, counts 150 ms; each × e^(σ²/2) plus 5 ms of stalls.
+    const mean = (median: number) => median * Math.exp(LATENCY_PRESETS.realistic.spread ** 2 / 2) + 5;
+    expect(latenciesMs.map(Math.round)).toEqual([1550, 150, 1900, 150].map(mean).map(Math.round));
   });
 });
 

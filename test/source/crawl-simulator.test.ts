@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
-import { type ShopOptions, startShop, uniformLatency } from '../../src/simulator/index.js';
+import { LATENCY_PRESETS, type ShopOptions, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { openShopSession, type ResourceCrawlReport } from '../../src/source/index.js';
 
 type RunningShop = Awaited<ReturnType<typeof startShop>>;
@@ -86,6 +86,35 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
     for (const resource of RESOURCES) expectExactly(crawled[resource], idsOf(shop, resource));
     const stats = shop.stats();
     expect(stats.throttled).toBeLessThanOrEqual(Math.ceil(stats.requests * 0.05));
+  });
+
+  it.each([
+    ['80 @ 8/s', { bucket: 80, leakPerSecond: 8 }],
+    ['320 @ 16/s', { bucket: 320, leakPerSecond: 16 }],
+    ['40 @ 20/s', { bucket: 40, leakPerSecond: 20 }],
+  ])('paces a bucket no tier lists (%s) through long-tailed, reordered answers without a 429', async (_name, rate) => {
+    // The realistic model at a tenth of its times: counts 15 ms, pages of 250 orders 190 ms, each stretched by a
+    // lognormal factor (p95 three times the median), so answers come back in another order than their requests left.
+    const tenth = LATENCY_PRESETS.realistic;
+    const shop = await shopWith({
+      seed: 9,
+      products: 800,
+      customers: 2500,
+      orders: 5000,
+      rate,
+      latency: {
+        ...tenth,
+        countMs: tenth.countMs / 10,
+        listMs: tenth.listMs / 10,
+        perRecordMs: { products: 0.4, customers: 0.3, orders: 0.7 },
+        perVariantMs: tenth.perVariantMs / 10,
+        stallMs: tenth.stallMs / 10,
+      },
+      prerender: true,
+    });
+    const crawled = await crawlAll(shop);
+    for (const resource of RESOURCES) expectExactly(crawled[resource], idsOf(shop, resource));
+    expect(shop.stats().throttled).toBe(0);
   });
 
   it('survives 5xx bursts, resets, truncated bodies and a 429 storm with the exact record set', async () => {
