@@ -8,7 +8,7 @@ import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
 import { HeldCopies } from './newest-copy.js';
 import type { BucketState } from './pacer.js';
-import { PAGE_LIMIT, type PageSize, pageSizeAfter } from './page-size.js';
+import { FULL_PAGES, PAGE_LIMIT, type PageSize, pageSizeAfter } from './page-size.js';
 import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { RequestKind } from './round-trips.js';
@@ -320,7 +320,7 @@ export class ResourceCrawl {
       records: 0,
       done: false,
       splitInto: 1,
-      size: { limit: probe ? PROBE_LIMIT : PAGE_LIMIT, calm: 0 },
+      size: probe ? { ...FULL_PAGES, limit: PROBE_LIMIT } : FULL_PAGES,
     };
     this.chains.add(first);
     await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
@@ -723,7 +723,6 @@ function pageLimitOf(url: URL): number {
 }
 
 const DEFAULT_API_LIMIT = 50;
-const FULL_PAGES: PageSize = { limit: PAGE_LIMIT, calm: 0 };
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { GROW_AFTER, PAGE_LIMIT, type PageSize, pageSizeAfter } from '../../src/source/page-size.js';
+import { FULL_PAGES, GROW_AFTER, type PageSize, pageSizeAfter } from '../../src/source/page-size.js';
 
 describe('pageSizeAfter', () => {
   /** The sizes a chain asks for over pages answered with these limits (the client halves pages that keep failing). */
   function sizes(asked: number[]): number[] {
-    let size: PageSize = { limit: PAGE_LIMIT, calm: 0 };
+    let size: PageSize = FULL_PAGES;
     return asked.map((limit) => {
       size = pageSizeAfter(size, limit);
       return size.limit;
@@ -19,7 +19,11 @@ describe('pageSizeAfter', () => {
       [62, 62, 62, 124, 124, 124, 248, 248, 248],
       [62, 62, 124, 124, 124, 248, 248, 248, 250],
     ],
-    ['shrinks again inside a heavy stretch', [62, 62, 62, 31, 31], [62, 62, 124, 31, 31]],
+    [
+      'shrinks again inside a heavy stretch, and waits twice as long before growing again',
+      [62, 62, 62, 31, 31, 31, 31, 31, 31],
+      [62, 62, 124, 31, 31, 31, 31, 31, 62],
+    ],
   ])('%s', (_name, asked, expected) => {
     expect(sizes(asked)).toEqual(expected);
   });
