@@ -20,9 +20,14 @@ describe('pageSizeAfter', () => {
       [62, 62, 124, 124, 124, 248, 248, 248, 250],
     ],
     [
-      'shrinks again inside a heavy stretch, and waits twice as long before growing again',
+      'shrinks again right after growing inside a heavy stretch, and waits twice as long before growing again',
       [62, 62, 62, 31, 31, 31, 31, 31, 31],
       [62, 62, 124, 31, 31, 31, 31, 31, 62],
+    ],
+    [
+      'past the stretch, a grown size that goes through grows again after the short wait',
+      [62, 62, 62, 31, 31, 31, 31, 31, 31, 62, 62, 62],
+      [62, 62, 124, 31, 31, 31, 31, 31, 62, 62, 62, 124],
     ],
   ])('%s', (_name, asked, expected) => {
     expect(sizes(asked)).toEqual(expected);
