@@ -16,8 +16,27 @@ export interface S3rverProcess {
 
 // s3rver in a child Node that exits when its stdin closes, so a crashed test run cannot leave it behind.
 // An extra key pair, if any, comes through the environment (S3RVER_EXTRA_KEY), never through argv.
+// s3rver 3.7.1 answers a PUT before the object's file is written: it resolves as soon as its input is consumed, while
+// the file stream it truncated is still writing, so a HEAD right after can see 0 bytes (shopsnap's check after each
+// upload then fails the run, as it must). The patch writes the whole object, then answers.
 const SERVER_SCRIPT = `
 const S3rver = require(process.argv[1]);
+const { dirname, join } = require('node:path');
+const { createHash } = require('node:crypto');
+const fsp = require('node:fs/promises');
+const FilesystemStore = require(join(dirname(process.argv[1]), 'stores/filesystem.js'));
+FilesystemStore.prototype.putObject = async function (object) {
+  const chunks = [];
+  if (Buffer.isBuffer(object.content)) chunks.push(object.content);
+  else for await (const chunk of object.content) chunks.push(chunk);
+  const content = Buffer.concat(chunks);
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await fsp.mkdir(dirname(objectPath), { recursive: true });
+  await fsp.writeFile(objectPath, content);
+  const md5 = createHash('md5').update(content).digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  return { size: content.length, md5 };
+};
 const [directory, ...buckets] = process.argv.slice(2);
 if (process.env.S3RVER_EXTRA_KEY) {
   const { accessKeyId, secretAccessKey } = JSON.parse(process.env.S3RVER_EXTRA_KEY);
