@@ -12,6 +12,7 @@ import { simCommand } from './commands/sim.js';
 import { verifyCommand } from './commands/verify.js';
 import { describeFailure } from './failure.js';
 import { flagVariables } from './flags.js';
+import { endQuietlyWhenOutputCloses, failureJson, globalFlagOn } from './output.js';
 import { UsageError } from './usage-error.js';
 import { unknownVariableWarnings } from './variables.js';
 
@@ -23,6 +24,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const COMMANDS = [backupCommand, runCommand, verifyCommand, pruneCommand, schemaCommand, demoCommand, simCommand];
 
 const argv = hideBin(process.argv);
+endQuietlyWhenOutputCloses();
 
 const variables = [...flagVariables(GLOBAL_FLAGS), ...COMMANDS.flatMap((command) => command.variables)];
 for (const warning of unknownVariableWarnings(process.env, variables)) {
@@ -59,9 +61,12 @@ try {
     .parseAsync();
 } catch (error) {
   const failure = describeFailure(error);
-  const verbose = argv.includes('--verbose');
-  process.stderr.write(`shopsnap: ${failure.message}\n`);
-  if (verbose && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  if (failure.exitCode === 2) process.stderr.write('Run shopsnap --help for usage.\n');
   process.exitCode = failure.exitCode;
+  // The stack first: the one line that says what failed stays the last thing on stderr.
+  if (globalFlagOn('verbose', argv, process.env) && error instanceof Error && error.stack) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+  process.stderr.write(`shopsnap: ${failure.message}\n`);
+  if (failure.exitCode === 2) process.stderr.write('Run shopsnap --help for usage.\n');
+  if (globalFlagOn('json', argv, process.env)) process.stdout.write(failureJson(failure.exitCode, failure.message));
 }

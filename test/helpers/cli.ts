@@ -20,6 +20,8 @@ export interface CliOptions {
   nodeArgs?: string[];
   /** Run as this user (a root test runner drops to an unprivileged one for permission faults). */
   user?: { uid: number; gid: number };
+  /** Close the reading end of stdout at once, as `| head -1` does once it has its line. */
+  closeStdout?: boolean;
 }
 
 export interface CliRun {
@@ -41,6 +43,7 @@ export function startCli(args: string[], options: CliOptions = {}): CliRun {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (options.closeStdout) child.stdout.destroy();
   let stdout = '';
   let stderr = '';
   const waiters: { pattern: RegExp; resolve: (match: RegExpExecArray) => void }[] = [];

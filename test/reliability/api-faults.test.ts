@@ -137,7 +137,12 @@ describe.concurrent('a whole backup under API faults it cannot survive fails cle
     failureLine(result.stderr);
     expect(lastLine(result.stderr)).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect(result.stdout).toBe('');
+    // --json: the failure, and nothing else, on stdout
+    expect(JSON.parse(result.stdout)).toEqual({
+      status: 'failed',
+      exit_code: code,
+      error: lastLine(result.stderr).slice('shopsnap: '.length),
+    });
     expect(await manifestsUnder(out)).toEqual([]);
   });
 });

@@ -45,8 +45,9 @@ function describeRate(rate: BucketShape): string {
 }
 
 /**
- * `shopsnap sim`: serve the simulated shop until SIGINT/SIGTERM, printing its URL and token on stdout. It reads no
- * SHOPSNAP_* variable but --json/--verbose's: SHOPSNAP_TOKEN holds a real shop's token, which sim would print.
+ * `shopsnap sim`: serve the simulated shop until SIGINT/SIGTERM, printing its URL and token on stdout (one JSON line
+ * with --json). It reads no SHOPSNAP_* variable but --json/--verbose's: SHOPSNAP_TOKEN holds a real shop's token,
+ * which sim would print.
  */
 export const simCommand = defineCommand({
   name: 'sim',
@@ -108,7 +109,12 @@ export const simCommand = defineCommand({
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    process.stdout.write(`shop:  ${shop.url}\ntoken: ${shop.token}\napi:   ${shop.url}${API_PREFIX}\n`);
+    const api = `${shop.url}${API_PREFIX}`;
+    process.stdout.write(
+      flags.json
+        ? `${JSON.stringify({ shop: shop.url, token: shop.token, api })}\n`
+        : `shop:  ${shop.url}\ntoken: ${shop.token}\napi:   ${api}\n`,
+    );
     const times = typeof latency === 'string' ? latency : `${flags.latency} with the times given`;
     process.stderr.write(
       `Serving ${flags.products} products, ${flags.customers} customers and ${flags.orders} orders at ${shop.url} ` +
