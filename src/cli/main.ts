@@ -9,6 +9,7 @@ import { pruneCommand } from './commands/prune.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
+import { snapshotsCommand } from './commands/snapshots.js';
 import { verifyCommand } from './commands/verify.js';
 import { describeFailure } from './failure.js';
 import { flagVariables } from './flags.js';
@@ -21,7 +22,16 @@ import { unknownVariableWarnings } from './variables.js';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Every command, each declared in one place (see command.ts). */
-const COMMANDS = [backupCommand, runCommand, verifyCommand, pruneCommand, schemaCommand, demoCommand, simCommand];
+const COMMANDS = [
+  backupCommand,
+  runCommand,
+  verifyCommand,
+  snapshotsCommand,
+  pruneCommand,
+  schemaCommand,
+  demoCommand,
+  simCommand,
+];
 
 const argv = hideBin(process.argv);
 endQuietlyWhenOutputCloses();

@@ -1,6 +1,7 @@
 import type { ResourceName } from '../shopify/resources.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import type { CrawlProgress } from '../source/index.js';
+import { textTable } from './describe.js';
 
 export interface ProgressDisplay {
   update(progress: CrawlProgress): void;
@@ -84,10 +85,5 @@ export function renderSummary(manifest: Manifest, seconds: number): string {
     ({ resource, previous, current }) =>
       `suspicious shrink: ${resource} ${previous} → ${current} records since the last complete snapshot\n`,
   );
-  return `\n${table(checks)}\n${table(rows)}\n${shrinks.join('')}${manifest.status} in ${seconds.toFixed(1)} s\n`;
-}
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')).join('\n');
+  return `\n${textTable(checks)}\n${textTable(rows)}\n${shrinks.join('')}${manifest.status} in ${seconds.toFixed(1)} s\n`;
 }

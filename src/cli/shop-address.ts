@@ -15,6 +15,19 @@ const MYSHOPIFY_HOST = /^([a-z0-9][a-z0-9-]*[a-z0-9]|[a-z0-9])\.myshopify\.com$/
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
+ * The folder a `--shop` filter of a listing names: the shop's key, as for backup, or a folder name itself
+ * (`127.0.0.1-8080`, `shopsnap-demo`), which no shop address gives.
+ */
+export function shopFolder(text: string): string {
+  try {
+    return parseShopAddress(text).key;
+  } catch (error) {
+    if (/^[A-Za-z0-9._-]+$/.test(text) && !text.startsWith('.')) return text;
+    throw error;
+  }
+}
+
+/**
  * Accepts `name`, `name.myshopify.com`, `https://name.myshopify.com`, and plain `http://` only for loopback addresses
  * (the simulated shop). Everything else — paths, encoded slashes, NUL, full-width letters, look-alike hosts such as
  * `x.myshopify.com.evil.io` — is rejected before any I/O.

@@ -35,7 +35,8 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
   it('prints help with examples for every command', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['backup', 'run', 'verify', 'schema', 'demo', 'sim']) expect(top.stdout).toContain(command);
+    for (const command of ['backup', 'run', 'verify', 'snapshots', 'schema', 'demo', 'sim'])
+      expect(top.stdout).toContain(command);
     const backup = await runCli(['backup', '--help']);
     expect(backup.stdout).toContain('Examples:');
     expect(backup.stdout).toContain('--token-file');

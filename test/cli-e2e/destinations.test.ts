@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { S3Storage } from '../../src/storage/s3-storage.js';
 import { type CliResult, failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { BUCKET, S3RVER_CLI_ENV, s3rverCliFlags, s3rverOptions } from '../helpers/s3-fixture.js';
 import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
+import { filesUnder } from '../helpers/snapshot-files.js';
 
 const TOKEN = 'shpat_destinations_8e02';
 
@@ -25,33 +26,33 @@ interface Destination {
   /** CLI flags and environment the destination needs (s3rver's). */
   flags: string[];
   env: Record<string, string>;
+  /** The shop backed up, still serving (with most of its orders gone). */
+  server: RunningShop;
 }
 
 async function fillDestination(out: string, flags: string[], env: Record<string, string>): Promise<Destination> {
-  const shop = await startShop({ seed: 23, products: 5, customers: 5, orders: 200, token: TOKEN });
-  try {
-    const backup = (extra: Record<string, string> = {}) =>
-      runCli(['backup', '--shop', shop.url, '--out', out, '--resources', 'orders', '--json', ...flags], {
-        env: { SHOPSNAP_TOKEN: TOKEN, ...env, ...extra },
-      });
-    const ids: string[] = [];
-    for (const expected of [0, 0, 8]) {
-      if (expected === 8) await deleteOrders(shop, 150);
-      const result = await backup();
-      expect(result.code, result.stderr).toBe(expected);
-      ids.push(JSON.parse(result.stdout).manifest.snapshot_id);
-    }
-    const killed = await backup({ TEST_SHOPSNAP_CRASH_AT: 'before-manifest' });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const key = new URL(shop.url).host.replace(':', '-');
-    const destination = { out, shop: key, flags, env };
-    const unfinished = (await snapshotIdsIn(destination)).filter((id) => !ids.includes(id));
-    expect(unfinished).toHaveLength(1);
-    const [a, b, incomplete] = ids as [string, string, string];
-    return { ...destination, complete: [a, b], incomplete, unfinished: unfinished[0] as string };
-  } finally {
-    await shop.close();
+  const server = await startShop({ seed: 23, products: 5, customers: 5, orders: 200, token: TOKEN });
+  const ids: string[] = [];
+  for (const expected of [0, 0, 8]) {
+    if (expected === 8) await deleteOrders(server, 150);
+    const result = await backup(server, out, flags, env);
+    expect(result.code, result.stderr).toBe(expected);
+    ids.push(JSON.parse(result.stdout).manifest.snapshot_id);
   }
+  const killed = await backup(server, out, flags, { ...env, TEST_SHOPSNAP_CRASH_AT: 'before-manifest' });
+  expect(killed.signal, killed.stderr).toBe('SIGKILL');
+  const key = new URL(server.url).host.replace(':', '-');
+  const destination = { out, shop: key, flags, env, server };
+  const unfinished = (await snapshotIdsIn(destination)).filter((id) => !ids.includes(id));
+  expect(unfinished).toHaveLength(1);
+  const [a, b, incomplete] = ids as [string, string, string];
+  return { ...destination, complete: [a, b], incomplete, unfinished: unfinished[0] as string };
+}
+
+function backup(server: RunningShop, out: string, flags: string[], env: Record<string, string>): Promise<CliResult> {
+  return runCli(['backup', '--shop', server.url, '--out', out, '--resources', 'orders', '--json', ...flags], {
+    env: { SHOPSNAP_TOKEN: TOKEN, ...env },
+  });
 }
 
 /** The snapshot folders of the destination's shop, read without shopsnap. */
@@ -75,6 +76,22 @@ async function deleteOrders(shop: RunningShop, count: number): Promise<void> {
   }
 }
 
+function snapshots(destination: Destination, location: string, ...extra: string[]): Promise<CliResult> {
+  return runCli(['snapshots', location, ...extra, ...destination.flags], { env: destination.env });
+}
+
+/** The objects under a snapshot's folder and their bytes, read without shopsnap's catalog. */
+async function storedSize(destination: Destination, id: string): Promise<[number, number]> {
+  const sizes: number[] = [];
+  if (destination === local) {
+    for (const file of await filesUnder(join(destination.out, destination.shop, id)))
+      sizes.push((await stat(file)).size);
+  } else {
+    for await (const object of s3Storage().list(`${destination.shop}/${id}/`)) sizes.push(object.bytes);
+  }
+  return [sizes.length, sizes.reduce((sum, bytes) => sum + bytes, 0)];
+}
+
 function verify(destination: Destination, location: string, ...extra: string[]): Promise<CliResult> {
   return runCli(['verify', location, ...extra, ...destination.flags], { env: destination.env });
 }
@@ -94,7 +111,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await s3?.stop();
+  await Promise.all([s3?.stop(), local?.server.close(), bucket?.server.close()]);
   await rm(work, { recursive: true, force: true });
 });
 
@@ -196,6 +213,72 @@ describe.each([
     expect(failureLine(result.stderr)).toBe(`shopsnap: no snapshot under ${d.out}/no-such-shop`);
   });
 
+  it('snapshots: one line per snapshot (status, records, size, duration, resumed, changes) and a total', async () => {
+    const d = destination();
+    const result = await snapshots(d, d.out);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const [header, ...rows] = result.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^shop +id +status +products +customers +orders +size +duration +resumed +changes$/);
+    const total = rows.pop();
+    const cells = rows.map((row) => row.trim().split(/ {2,}/));
+    const [a, b] = d.complete;
+    const size = expect.stringMatching(/^\d+\.\d (KiB|MiB)$/);
+    const seconds = expect.stringMatching(/^\d+\.\d s$/);
+    expect(cells).toEqual([
+      [d.shop, a, 'complete', '-', '-', '200', size, seconds, '-', '-'],
+      [d.shop, b, 'complete', '-', '-', '200', size, seconds, '-', '-'],
+      [d.shop, d.incomplete, 'incomplete', '-', '-', '50', size, seconds, '-', '-'],
+      [d.shop, d.unfinished, 'unfinished', '-', '-', '-', size, '-', '-', '-'],
+    ]);
+    expect(total).toMatch(
+      /^4 snapshots of 1 shop: 2 complete, 1 incomplete, 1 unfinished; \d+\.\d (KiB|MiB) in \d+ files$/,
+    );
+  });
+
+  it('snapshots --json: an array of objects, sizes and files as stored', async () => {
+    const d = destination();
+    const result = await snapshots(d, d.out, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const listed = JSON.parse(result.stdout);
+    expect(listed.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
+      [d.complete[0], 'complete'],
+      [d.complete[1], 'complete'],
+      [d.incomplete, 'incomplete'],
+      [d.unfinished, 'unfinished'],
+    ]);
+    for (const snapshot of listed) {
+      expect([snapshot.files, snapshot.bytes]).toEqual(await storedSize(d, snapshot.id));
+    }
+    const manifest = JSON.parse(await readManifest(d, d.complete[0]));
+    expect(listed[0]).toEqual({
+      shop: d.shop,
+      id: d.complete[0],
+      status: 'complete',
+      records: { orders: 200 },
+      files: manifest.files.length + 1,
+      bytes: listed[0].bytes,
+      started_at: manifest.started_at,
+      finished_at: manifest.finished_at,
+      duration_s: (Date.parse(manifest.finished_at) - Date.parse(manifest.started_at)) / 1000,
+      resumed: null,
+      changes: null,
+    });
+    expect(listed[2].records).toEqual({ orders: 50 });
+    expect(listed[3]).toMatchObject({ records: null, duration_s: null, started_at: null });
+  });
+
+  it('snapshots --shop takes a shop address or folder name; another shop has none', async () => {
+    const d = destination();
+    for (const shop of [d.server.url, d.shop]) {
+      const result = await snapshots(d, d.out, '--shop', shop, '--json');
+      expect(JSON.parse(result.stdout)).toHaveLength(4);
+    }
+    const none = await snapshots(d, d.out, '--shop', 'other-shop');
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe(`no snapshots of other-shop.myshopify.com under ${d.out}\n`);
+  });
+
   // These damage the destination: they run last.
   it('a deleted manifest is damage: exit 4, not a destination failure', async () => {
     const d = destination();
@@ -220,6 +303,10 @@ describe.each([
     expect(all.code).toBe(4);
     expect(all.stdout).toMatch(new RegExp(`^DAMAGED {5}${d.shop}/${b} .*manifest\\.json is not valid JSON$`, 'm'));
     expect(lastLine(all.stdout)).toBe(`4 snapshots under ${d.out}: 1 OK, 1 incomplete, 1 unfinished, 1 damaged`);
+    const listed = await snapshots(d, d.out);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`^${d.shop} +${b} +damaged +- +- +- `, 'm'));
+    expect(listed.stdout).toMatch(new RegExp(`^damaged ${d.shop}/${b}: .*manifest\\.json is not valid JSON$`, 'm'));
     await overwrite(d, `${d.shop}/${b}/manifest.json`, original);
   });
 });
@@ -230,6 +317,35 @@ async function readManifest(destination: Destination, id: string): Promise<strin
   for await (const chunk of await s3Storage().get(`${destination.shop}/${id}/manifest.json`)) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
+
+describe('shopsnap snapshots of a local destination', () => {
+  it('a resumed snapshot says so, and the changes a manifest records are shown', async () => {
+    const copy = join(work, 'resumed');
+    await cp(local.out, copy, { recursive: true });
+    const resumed = await backup(local.server, copy, [], {});
+    expect(resumed.code, resumed.stderr).toBe(8);
+    const { manifest } = JSON.parse(resumed.stdout);
+    expect(manifest).toMatchObject({ snapshot_id: local.unfinished, resumed: { attempts: 1 } });
+    // A manifest that records what changed since the previous complete snapshot (shopsnap versions that write them).
+    const [a, b] = local.complete;
+    const changes = { since: a, resources: { orders: { added: 0, removed: 150, changed: 3 } } };
+    const path = join(copy, local.shop, b, 'manifest.json');
+    await writeFile(path, JSON.stringify({ ...JSON.parse(await readFile(path, 'utf8')), changes }));
+
+    const listed = JSON.parse((await runCli(['snapshots', copy, '--json'])).stdout);
+    expect(listed.map((s: { changes: unknown; resumed: unknown }) => [s.changes, s.resumed])).toEqual([
+      [null, null],
+      [changes, null],
+      [null, null],
+      [null, manifest.resumed],
+    ]);
+    const text = await runCli(['snapshots', copy]);
+    const rows = text.stdout.split('\n').map((row) => row.trim().split(/ {2,}/));
+    expect(rows.find((row) => row[1] === b)?.slice(-2)).toEqual(['-', 'orders +0 -150 ~3']);
+    expect(rows.find((row) => row[1] === local.unfinished)?.slice(-2)).toEqual(['yes, 1 earlier run', '-']);
+    expect(lastLine(text.stdout)).toMatch(/^4 snapshots of 1 shop: 2 complete, 2 incomplete; /);
+  });
+});
 
 describe('shopsnap verify on a damaged local destination', () => {
   it('a file that differs fails its snapshot (4), named under it', async () => {

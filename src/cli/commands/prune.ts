@@ -2,9 +2,10 @@ import { prune } from '../../runner/prune.js';
 import { openCatalog } from '../../snapshot/catalog.js';
 import { describeDuration, parseDuration, type RetentionDecision } from '../../snapshot/retention.js';
 import { defineCommand } from '../command.js';
+import { describeBytes } from '../describe.js';
 import { flag, wholeNumber } from '../flags.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
-import { parseShopAddress } from '../shop-address.js';
+import { shopFolder } from '../shop-address.js';
 import { UsageError } from '../usage-error.js';
 
 export const pruneCommand = defineCommand({
@@ -39,7 +40,7 @@ export const pruneCommand = defineCommand({
     if (catalog.scope.kind === 'snapshot') {
       throw new UsageError(`${flags.location} is one snapshot; prune takes a destination or a shop folder`);
     }
-    const shop = flags.shop === undefined ? undefined : shopKey(flags.shop);
+    const shop = flags.shop === undefined ? undefined : shopFolder(flags.shop);
     if (shop !== undefined && catalog.scope.kind === 'shop' && catalog.scope.shop !== shop) {
       throw new UsageError(`${flags.location} is the folder of ${catalog.scope.shop}, not of ${shop}`);
     }
@@ -93,28 +94,6 @@ export const pruneCommand = defineCommand({
   },
 });
 
-/** A shop's folder name: what `--shop` names as for backup, or the folder name itself (`127.0.0.1-8080`). */
-function shopKey(text: string): string {
-  try {
-    return parseShopAddress(text).key;
-  } catch (error) {
-    if (/^[A-Za-z0-9._-]+$/.test(text) && !text.startsWith('.')) return text;
-    throw error;
-  }
-}
-
 function describeRemoval({ entry, reason }: RetentionDecision): string {
   return `${entry.shop}/${entry.id}  ${entry.state}  ${entry.objects} files  ${describeBytes(entry.bytes)}  (${reason})`;
-}
-
-function describeBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }

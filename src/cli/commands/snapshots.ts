@@ -1,0 +1,140 @@
+import { RESOURCES } from '../../shopify/resources.js';
+import { catalogLocation, listSnapshots, openCatalog, type SnapshotEntry } from '../../snapshot/catalog.js';
+import type { Manifest } from '../../snapshot/manifest.js';
+import { defineCommand } from '../command.js';
+import { describeBytes, describeSeconds, textTable } from '../describe.js';
+import { flag } from '../flags.js';
+import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
+import { shopFolder } from '../shop-address.js';
+
+export const snapshotsCommand = defineCommand({
+  name: 'snapshots',
+  describe: 'List the snapshots under a destination or shop folder: status, records, size, duration, changes',
+  positionals: { location: 'Destination (directory or s3://bucket/prefix), a shop folder in it, or one snapshot' },
+  flags: {
+    shop: flag.string({ describe: 'Only this shop: name, name.myshopify.com or its folder name' }),
+    ...S3_READ_FLAGS,
+  },
+  examples: [
+    ['Every snapshot of every shop', '$0 snapshots ./snapshots'],
+    ['One shop in S3, as JSON', '$0 snapshots s3://backups/shopsnap --shop my-shop --json'],
+  ],
+  run: async (flags) => {
+    const catalog = await openCatalog(flags.location, s3SettingsFrom(flags));
+    const shop = flags.shop === undefined ? undefined : shopFolder(flags.shop);
+    const entries = (await listSnapshots(catalog)).filter((entry) => shop === undefined || entry.shop === shop);
+    const listed = entries.map(listedSnapshot);
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
+      return;
+    }
+    if (listed.length === 0) {
+      process.stdout.write(
+        `no snapshots${shop === undefined ? '' : ` of ${shop}`} under ${catalogLocation(catalog)}\n`,
+      );
+      return;
+    }
+    const problems = listed.flatMap(({ shop, id, problem }) =>
+      problem === undefined ? [] : [`damaged ${shop}/${id}: ${problem}`],
+    );
+    process.stdout.write(
+      `${[textTable([HEADER, ...listed.map(tableRow)], FIGURES), ...problems, totalLine(listed)].join('\n')}\n`,
+    );
+  },
+});
+
+/** One snapshot as `snapshots --json` prints it; what has no manifest is null. */
+interface ListedSnapshot {
+  shop: string;
+  id: string;
+  status: SnapshotEntry['state'];
+  /** Records exported per resource. */
+  records: Record<string, number> | null;
+  files: number;
+  bytes: number;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_s: number | null;
+  resumed: NonNullable<Manifest['resumed']> | null;
+  changes: SnapshotChanges | null;
+  /** Why a damaged snapshot's manifest cannot be read. */
+  problem?: string;
+}
+
+/** What changed since the shop's previous complete snapshot, as manifests that record it say (issue 16's `changes`). */
+interface SnapshotChanges {
+  since: string;
+  resources: Record<string, { added: number; removed: number; changed: number }>;
+}
+
+function listedSnapshot(entry: SnapshotEntry): ListedSnapshot {
+  const { manifest } = entry;
+  const seconds =
+    manifest === undefined ? null : (Date.parse(manifest.finished_at) - Date.parse(manifest.started_at)) / 1000;
+  return {
+    shop: entry.shop,
+    id: entry.id,
+    status: entry.state,
+    records:
+      manifest === undefined
+        ? null
+        : Object.fromEntries(
+            Object.entries(manifest.resources).map(([resource, summary]) => [resource, summary?.exported ?? 0]),
+          ),
+    files: entry.objects,
+    bytes: entry.bytes,
+    started_at: manifest?.started_at ?? null,
+    finished_at: manifest?.finished_at ?? null,
+    duration_s: seconds === null || Number.isNaN(seconds) ? null : seconds,
+    resumed: manifest?.resumed ?? null,
+    changes: manifest === undefined ? null : changesOf(manifest),
+    ...(entry.problem === undefined ? {} : { problem: entry.problem }),
+  };
+}
+
+/** The manifest's `changes`, when it records them in the expected shape. */
+function changesOf(manifest: Manifest): SnapshotChanges | null {
+  const changes = (manifest as { changes?: Partial<SnapshotChanges> }).changes;
+  if (typeof changes?.since !== 'string' || typeof changes.resources !== 'object' || changes.resources === null) {
+    return null;
+  }
+  return changes as SnapshotChanges;
+}
+
+const HEADER = ['shop', 'id', 'status', ...RESOURCES, 'size', 'duration', 'resumed', 'changes'];
+/** The columns of figures: records per resource, size and duration. */
+const FIGURES = new Set(HEADER.flatMap((_, column) => (column >= 3 && column < HEADER.length - 2 ? [column] : [])));
+
+function tableRow(snapshot: ListedSnapshot): string[] {
+  const { records, changes, resumed } = snapshot;
+  return [
+    snapshot.shop,
+    snapshot.id,
+    snapshot.status,
+    ...RESOURCES.map((resource) =>
+      records?.[resource] === undefined ? '-' : records[resource].toLocaleString('en-US'),
+    ),
+    describeBytes(snapshot.bytes),
+    snapshot.duration_s === null ? '-' : describeSeconds(snapshot.duration_s),
+    resumed === null ? '-' : `yes, ${resumed.attempts} earlier run${resumed.attempts === 1 ? '' : 's'}`,
+    changes === null ? '-' : describeChanges(changes),
+  ];
+}
+
+function describeChanges(changes: SnapshotChanges): string {
+  const moved = Object.entries(changes.resources)
+    .filter(([, c]) => c.added + c.removed + c.changed > 0)
+    .map(([resource, c]) => `${resource} +${c.added} -${c.removed} ~${c.changed}`);
+  return moved.length === 0 ? 'none' : moved.join(', ');
+}
+
+function totalLine(listed: ListedSnapshot[]): string {
+  const byStatus = (['complete', 'incomplete', 'unfinished', 'damaged'] as const)
+    .map((status) => [status, listed.filter((snapshot) => snapshot.status === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`);
+  const bytes = listed.reduce((sum, snapshot) => sum + snapshot.bytes, 0);
+  const files = listed.reduce((sum, snapshot) => sum + snapshot.files, 0);
+  const shops = new Set(listed.map((snapshot) => snapshot.shop)).size;
+  return `${listed.length} snapshot${listed.length === 1 ? '' : 's'} of ${shops} shop${shops === 1 ? '' : 's'}: ${byStatus.join(', ')}; ${describeBytes(bytes)} in ${files} files`;
+}
