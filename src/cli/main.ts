@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { closest } from './closest.js';
 import { declareOptions, GLOBAL_FLAGS } from './command.js';
 import { backupCommand } from './commands/backup.js';
+import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { pruneCommand } from './commands/prune.js';
 import { runCommand } from './commands/run.js';
@@ -23,6 +24,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Every command, each declared in one place (see command.ts). */
 const COMMANDS = [
+  checkCommand,
   backupCommand,
   runCommand,
   verifyCommand,

@@ -16,6 +16,10 @@ export const ERRORS = {
     headers: { 'WWW-Authenticate': 'Basic Realm="Shopify API Authentication"' },
   }),
   notFound: (): ErrorReply => ({ status: 404, body: { errors: 'Not Found' } }),
+  missingScope: (scope: string): ErrorReply => ({
+    status: 403,
+    body: { errors: `[API] This action requires merchant approval for ${scope} scope.` },
+  }),
   // [inferred] Shopify answers 406 when the requested format is not JSON.
   notAcceptable: (): ErrorReply => ({ status: 406, body: { errors: 'Not Acceptable' } }),
   throttled: (leakPerSecond: number): ErrorReply => ({

@@ -12,6 +12,7 @@ import type { SortSpec } from './models.js';
 import { decodePageInfo, encodePageInfo } from './page-info.js';
 import { countView, readPage, type SortKey, type View } from './paging.js';
 import { type Reply, ReplyError, type SimRequest } from './reply.js';
+import { ordersVisibleFromMs } from './scopes.js';
 import { exactEmailOf, parseCustomerQuery } from './search.js';
 import type { ShopState } from './shop-state.js';
 import { compareFacts, type Entry, serialize } from './store.js';
@@ -55,10 +56,23 @@ function filtersOf(
       trivial: query.trim() === '',
     };
   }
-  return parseFilters(resource, endpoint, sent, {
+  const filters = parseFilters(resource, endpoint, sent, {
     productsDefaultActiveOnly: state.options.productsDefaultActiveOnly,
     ignoreFilters: state.faults.ignoreFilters,
   });
+  const from = resource === 'orders' ? ordersVisibleFromMs(state.options.scopes, state.nowMs()) : undefined;
+  return from === undefined ? filters : createdFrom(filters, from);
+}
+
+/** Only orders created from `fromMs` on: what a token without read_all_orders sees, whatever the filters say. */
+function createdFrom(filters: Filters<AnyFacts>, fromMs: number): Filters<AnyFacts> {
+  const min = Math.max(filters.range?.min ?? fromMs, fromMs);
+  return {
+    ...filters,
+    match: (facts) => facts.createdMs >= fromMs && filters.match(facts),
+    range: { ...filters.range, min },
+    trivial: false,
+  };
 }
 
 /** Entries of an explicit candidate list, sorted the way the view walks them. */

@@ -3,6 +3,7 @@ import type { JsonObject } from '../shopify/json.js';
 import { API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyOptions } from './latency.js';
 import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
+import { DEFAULT_SCOPES } from './scopes.js';
 
 export type { RatePreset } from './rate-limit.js';
 
@@ -118,6 +119,13 @@ export interface ShopOptions {
    * version with the oldest supported one ("falls forward"); the shop still serves 2022-01's shapes. @default '2022-01'
    */
   answeredApiVersion?: string;
+  /**
+   * Access scopes granted to the token, listed by `/admin/oauth/access_scopes.json`. A request without the scope it
+   * needs gets Shopify's 403; without `read_all_orders`, orders created more than 60 days ago are invisible (absent
+   * from lists and counts, 404 alone). @default every read and write scope of products, customers and orders, and
+   * read_all_orders
+   */
+  scopes?: readonly string[];
   /** Serve https with this key and certificate (PEM); the shop's URL and its `Link` headers then say https. */
   tls?: { key: string; cert: string };
   /**
@@ -141,6 +149,7 @@ export interface ResolvedShopOptions {
   unknownFields: JsonObject;
   faults: FaultOptions;
   answeredApiVersion: string;
+  scopes: readonly string[];
   tls: { key: string; cert: string } | undefined;
   prerender: boolean;
 }
@@ -187,6 +196,7 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     unknownFields: options.unknownFields ?? {},
     faults: options.faults ?? {},
     answeredApiVersion: options.answeredApiVersion ?? API_VERSION,
+    scopes: options.scopes ?? DEFAULT_SCOPES,
     tls: options.tls,
     prerender: options.prerender ?? false,
   };

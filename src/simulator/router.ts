@@ -4,6 +4,7 @@ import { ERRORS } from './errors.js';
 import { parseFields, project } from './fields.js';
 import { handleCount, handleList } from './list.js';
 import { jsonReply, type Reply, ReplyError, type SimRequest } from './reply.js';
+import { ordersVisibleFromMs } from './scopes.js';
 import type { ShopState } from './shop-state.js';
 import { activationUrl, createCustomer, deleteCustomer, sendInvite, updateCustomer } from './writes/customers.js';
 import { cancelOrder, createOrder, deleteOrder, setClosed, updateOrder } from './writes/orders.js';
@@ -23,7 +24,8 @@ const PATH = /^\/(products|customers|orders)(?:\/(\d{1,20}|count|search))?(?:\/(
 function showOne(state: ShopState, resource: ResourceName, request: SimRequest, id: bigint): Reply {
   const store = state.store(resource);
   const entry = store.find(id);
-  if (!entry) throw new ReplyError(ERRORS.notFound());
+  const from = resource === 'orders' ? ordersVisibleFromMs(state.options.scopes, state.nowMs()) : undefined;
+  if (!entry || (from !== undefined && entry.facts.createdMs < from)) throw new ReplyError(ERRORS.notFound());
   const fields = parseFields(request.query.get('fields'));
   const key = SINGULAR[resource];
   if (fields) return jsonReply(200, { [key]: project(store.recordOf(entry), fields) }, 1);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type JsonObject, parseJson } from '../shopify/json.js';
 import { API_PREFIX, type ResourceName } from '../shopify/resources.js';
+import { ACCESS_SCOPES_PATH } from '../shopify/scopes.js';
 import { churn } from './churn.js';
 import { ERRORS } from './errors.js';
 import { countBodyFault, faultReply } from './fault-replies.js';
@@ -13,6 +14,7 @@ import { type LatencyKind, medianLatencyMs } from './latency.js';
 import { type FaultOptions, type InjectedFaults, resolveShopOptions, type ShopOptions } from './options.js';
 import { errorReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { matchRoute } from './router.js';
+import { accessScopesReply, requireScope } from './scopes.js';
 import { ShopState } from './shop-state.js';
 
 export interface RunningShop {
@@ -128,7 +130,8 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       if (wait > 0) await sleep(wait);
       await send(response, reply.status, { ...headers, ...reply.headers }, reply.text, fault);
     };
-    if (!url.pathname.startsWith(`${API_PREFIX}/`)) {
+    const scopesAsked = url.pathname === ACCESS_SCOPES_PATH && method === 'GET';
+    if (!url.pathname.startsWith(`${API_PREFIX}/`) && !scopesAsked) {
       label(`${method} (unknown)`);
       headers['X-Shopify-Shop-Api-Call-Limit'] = state.bucket('').peek();
       return finish(errorReply(ERRORS.notFound()));
@@ -146,6 +149,11 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       label(`${method} (throttled)`);
       return finish(errorReply(ERRORS.throttled(bucket.leakPerSecond)));
     }
+    if (scopesAsked) {
+      label('GET /oauth/access_scopes.json');
+      kind = 'single';
+      return finish(accessScopesReply(resolved.scopes));
+    }
     const path = url.pathname.slice(API_PREFIX.length);
     let reply: Reply;
     let fault: FaultDecision | undefined;
@@ -156,6 +164,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       label(route.label);
       kind = route.kind;
       resource = route.resource;
+      requireScope(resolved.scopes, method, route.resource);
       if (route.kind === 'list' || route.kind === 'count') {
         fault = state.faults.decide({ kind: route.kind, pageInfo: url.searchParams.has('page_info') });
         const answered = faultReply(state, fault, `${url.pathname}${url.search}`, bucket, headers);

@@ -169,15 +169,19 @@ export function scanListPage(body: Buffer, key: string, url: string): ListedReco
 
 /** `{"count":N}` → N. */
 export function readCount(text: Buffer, url: string): number {
-  let body: unknown;
-  try {
-    body = parseJson(text.toString('utf8'));
-  } catch (error) {
-    throw new ShopBodyError(url, (error as Error).message, error);
-  }
+  const body = readJsonBody(text, url);
   const count = (body as { count?: unknown } | null)?.count;
   if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
     throw new ShopBodyError(url, 'no integer "count" in the response');
   }
   return count;
+}
+
+/** A small body (a count, a list of scopes) parsed whole; an unparsable one is a ShopBodyError, fetched again. */
+export function readJsonBody(text: Buffer, url: string): unknown {
+  try {
+    return parseJson(text.toString('utf8'));
+  } catch (error) {
+    throw new ShopBodyError(url, (error as Error).message, error);
+  }
 }

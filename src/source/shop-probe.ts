@@ -35,21 +35,34 @@ export async function probeShop(options: {
     retry: { maxAttempts: 1, maxThrottledAttempts: 1 },
   });
   try {
-    const answers = await Promise.all(
-      options.resources.map((resource) =>
-        client.get(client.apiUrl(`${resource}/count.json`, COMPLETE_LIST_FILTERS[resource]), readCount, {
-          shape: { kind: 'count', resource },
-        }),
-      ),
-    );
-    return {
-      records: answers.map((answer) => answer.value),
-      bucketMax: client.pacer.state().max,
-      roundTripMs: Math.max(...answers.map((answer) => answer.elapsedMs)),
-    };
+    return { ...(await countResources(client, options.resources)), bucketMax: client.pacer.state().max };
   } finally {
     client.close();
   }
+}
+
+/** The count of every resource, with the crawl's own filters, asked for together; the slowest answer's round trip. */
+export async function countResources(
+  client: ShopClient,
+  resources: readonly ResourceName[],
+): Promise<{ records: number[]; roundTripMs: number }> {
+  const answers = await Promise.all(
+    resources.map((resource) =>
+      client.get(client.apiUrl(`${resource}/count.json`, COMPLETE_LIST_FILTERS[resource]), readCount, {
+        shape: { kind: 'count', resource },
+      }),
+    ),
+  );
+  return {
+    records: answers.map((answer) => answer.value),
+    roundTripMs: Math.max(...answers.map((answer) => answer.elapsedMs)),
+  };
+}
+
+/** The fewest requests a complete crawl of lists this long needs: full pages, and a count before and after each. */
+export function minimumCrawlRequests(records: readonly number[]): number {
+  const { pages, counts } = minimumRequests(records, PAGE_LIMIT);
+  return pages.reduce((sum, n) => sum + n, counts);
 }
 
 /**
@@ -58,15 +71,15 @@ export async function probeShop(options: {
  * without a limit is bound by its round trips alone.
  */
 export function expectedCrawlMs(probe: ShopProbe, depth: number): number {
-  const { pages, counts } = minimumRequests(probe.records, PAGE_LIMIT);
   const limited = probe.bucketMax !== undefined;
+  const requests = minimumCrawlRequests(probe.records);
   return expectedFinishMs(
     {
-      requests: pages.reduce((sum, n) => sum + n, counts),
+      requests,
       chains: depth,
       room: probe.bucketMax ?? 0,
       leakPerSecond: limited ? tierLeakPerSecond(probe.bucketMax as number) : Number.POSITIVE_INFINITY,
-      workMs: pages.reduce((sum, n) => sum + n, counts) * probe.roundTripMs,
+      workMs: requests * probe.roundTripMs,
       depth,
       splittable: 0,
     },

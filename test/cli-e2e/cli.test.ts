@@ -35,7 +35,7 @@ describe('shopsnap CLI (built binary, real simulated shop)', () => {
   it('prints help with examples for every command', async () => {
     const top = await runCli(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['backup', 'run', 'verify', 'snapshots', 'schema', 'demo', 'sim'])
+    for (const command of ['check', 'backup', 'run', 'verify', 'snapshots', 'prune', 'schema', 'demo', 'sim'])
       expect(top.stdout).toContain(command);
     const backup = await runCli(['backup', '--help']);
     expect(backup.stdout).toContain('Examples:');
