@@ -28,6 +28,11 @@ export interface LoggerOptions {
   level?: string;
   /** Pretty lines for people on a terminal, JSON lines otherwise. */
   pretty?: boolean;
+  /**
+   * Pretty lines without their fields: every message is a sentence of its own (an error's message is appended), and a
+   * terminal shows a backup's course line by line. JSON lines always carry the fields.
+   */
+  terse?: boolean;
   /** Every literal secret known to the process (token, AWS keys); scrubbed from every line. */
   secrets?: readonly string[];
   destination?: NodeJS.WritableStream;
@@ -45,7 +50,42 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
   });
   const stream = options.pretty
-    ? pinoPretty({ colorize: true, sync: true, ignore: 'pid,hostname', destination: scrubbed })
+    ? pinoPretty({
+        colorize: true,
+        sync: true,
+        ignore: 'pid,hostname',
+        destination: scrubbed,
+        ...(options.terse
+          ? {
+              hideObject: true,
+              messageFormat: (log: Record<string, unknown>, messageKey: string) => {
+                const error = log.err as { message?: string } | undefined;
+                return error?.message ? `${log[messageKey]}: ${error.message}` : String(log[messageKey]);
+              },
+            }
+          : {}),
+      })
     : scrubbed;
   return pino({ level: options.level ?? 'info', redact: { paths: REDACTED_PATHS, censor: '[Redacted]' } }, stream);
+}
+
+/**
+ * For lines that come in storms (retries during an outage, 429s): per kind, the first is logged at once, then at most
+ * one per interval; `log` is told how many were left out since the last line of its kind.
+ */
+export function stormGuard(
+  intervalMs: number,
+  now: () => number = () => performance.now(),
+): (kind: string, log: (left: number) => void) => void {
+  const kinds = new Map<string, { loggedMs: number; left: number }>();
+  return (kind, log) => {
+    const at = now();
+    const seen = kinds.get(kind);
+    if (seen !== undefined && at - seen.loggedMs < intervalMs) {
+      seen.left++;
+      return;
+    }
+    log(seen?.left ?? 0);
+    kinds.set(kind, { loggedMs: at, left: 0 });
+  };
 }

@@ -3,12 +3,14 @@ import { join, resolve } from 'node:path';
 import { createLogger, type Logger } from '../log.js';
 import { type OutputFormat, runBackup } from '../runner/backup.js';
 import { OUTPUT_FORMATS } from '../runner/output-format.js';
+import { ProgressBoard } from '../runner/progress-board.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import { childProcessConverter, type ParquetConverter } from '../sink/parquet-converter.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { createStorage, type S3Settings } from '../storage/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { flag, wholeNumber } from './flags.js';
+import { stderrLines } from './live-block.js';
 import { attachProgress } from './progress.js';
 import type { ShopAddress } from './shop-address.js';
 
@@ -25,6 +27,8 @@ export interface BackupRequest {
   /** Start over instead of resuming an unfinished snapshot. */
   fresh?: boolean;
   checkpointIntervalMs?: number;
+  /** Seconds between progress lines off a terminal (--stats; default 30). */
+  statsSeconds?: number;
 }
 
 /** What a backup reads and writes where: `backup` gives them defaults, `run` lets them override a job file. */
@@ -39,12 +43,31 @@ export const OUTPUT_FLAGS = {
   }),
 };
 
+/** Pretty lines on a terminal (above the live display while it is shown), JSON lines otherwise. */
 export function newCliLogger(request: { verbose: boolean }, secrets: readonly string[]): Logger {
+  const terminal = process.stderr.isTTY === true;
   return createLogger({
     level: request.verbose ? 'debug' : 'info',
-    pretty: process.stderr.isTTY === true,
+    pretty: terminal,
+    terse: terminal && !request.verbose,
     secrets,
+    ...(terminal ? { destination: stderrLines } : {}),
   });
+}
+
+/** rclone's --stats: progress lines off a terminal (a live display replaces them on one). */
+export const STATS_FLAG = flag.number({
+  describe:
+    'Seconds between progress lines per resource (records, rate, ETA, unanswered requests) when stderr is not a ' +
+    'terminal; 0: none. On a terminal the live display replaces them',
+  env: true,
+  default: 30,
+  check: (seconds) => (seconds >= 0 ? undefined : 'must be 0 or more seconds'),
+});
+
+/** The --stats interval in ms for a backup logging to this stderr: none on a terminal (the live display shows it). */
+export function statsIntervalMs(seconds: number): number {
+  return process.stderr.isTTY === true ? 0 : seconds * 1000;
 }
 
 /** Runs one backup as the CLI does: progress on a TTY, location (or JSON) on stdout; the exit code and the location returned. */
@@ -54,7 +77,8 @@ export async function runBackupFromCli(
 ): Promise<{ exitCode: ExitCode; location: string }> {
   const storage = await createStorage(request.out, request.s3);
   const stagingRoot = stagingRootFor(request.out);
-  const progress = attachProgress(request.resources);
+  const board = new ProgressBoard(request.resources);
+  const progress = attachProgress(board);
   try {
     const result = await withConverterProcess((parquetConverter) =>
       interruptible((signal) =>
@@ -68,7 +92,8 @@ export async function runBackupFromCli(
           stagingRoot,
           logger,
           signal,
-          onProgress: progress.update,
+          board,
+          statsIntervalMs: statsIntervalMs(request.statsSeconds ?? STATS_FLAG.default),
           fresh: request.fresh,
           parts:
             request.checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs: request.checkpointIntervalMs },

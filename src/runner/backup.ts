@@ -12,14 +12,15 @@ import { acquireLease } from '../snapshot/lease.js';
 import type { Manifest, ResourceSummary } from '../snapshot/manifest.js';
 import { MANIFEST_FORMAT, MANIFEST_NAME, serializeManifest } from '../snapshot/manifest.js';
 import { detectShrink, findPreviousManifest } from '../snapshot/previous.js';
-import type { CrawlProgress } from '../source/index.js';
 import { openShopSession } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
 import { SCHEMA_VERSION } from '../transform/index.js';
 import type { OutputFormat } from './output-format.js';
+import { ProgressBoard } from './progress-board.js';
 import { DEFAULT_PART_POLICY, exportResource, type PartPolicy } from './resource-export.js';
 import { discardCheckpoint, openCheckpoint } from './resume.js';
 import { SnapshotCommitter } from './snapshot-committer.js';
+import { logStatsEvery } from './stats-log.js';
 
 export type { OutputFormat } from './output-format.js';
 export { IntegrityError } from './snapshot-committer.js';
@@ -35,7 +36,10 @@ export interface BackupOptions {
   stagingRoot: string;
   logger: Logger;
   signal?: AbortSignal;
-  onProgress?: (progress: CrawlProgress) => void;
+  /** The live state of the crawl, for a display; the backup feeds it (default: its own). */
+  board?: ProgressBoard;
+  /** Logs one progress line per resource this often (`--stats`); 0 or absent: none. */
+  statsIntervalMs?: number;
   now?: () => Date;
   /** Start a new snapshot even when an unfinished one could be resumed (which is then removed). */
   fresh?: boolean;
@@ -64,6 +68,7 @@ export interface BackupResult {
  */
 export async function runBackup(options: BackupOptions): Promise<BackupResult> {
   const now = options.now ?? (() => new Date());
+  const board = options.board ?? new ProgressBoard(options.resources);
   const baseLogger = options.logger.child({ shop: options.shop.key });
   const lease = await acquireLease(options.storage, options.shop.key, {
     signal: options.signal,
@@ -77,6 +82,18 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     const checkpoint = await openCheckpoint({ ...options, now: now(), logger: baseLogger });
     const snapshotId = checkpoint.snapshot_id;
     const logger = baseLogger.child({ snapshot: snapshotId });
+    const resumed = checkpoint.attempts > 0;
+    logger.info(
+      {
+        resources: options.resources,
+        formats: options.formats,
+        destination: options.storage.location,
+        resumed,
+        attempt: checkpoint.attempts + 1,
+      },
+      `backing up ${options.shop.key} (${options.resources.join(', ')}) as ${options.formats.join(', ')} to ` +
+        `${options.storage.location}: ${resumed ? `resuming snapshot ${snapshotId}, attempt ${checkpoint.attempts + 1}` : `new snapshot ${snapshotId}`}`,
+    );
     const prefix = `${options.shop.key}/${snapshotId}`;
     staging = join(options.stagingRoot, options.shop.key, snapshotId);
     // Whatever a killed run left in staging was never committed; the checkpoint knows what was.
@@ -93,7 +110,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       token: options.token,
       depth: options.depth,
       signal,
-      onProgress: options.onProgress,
+      onProgress: (progress) => board.update(progress),
       logger,
       onApiVersion: (version) => {
         apiVersionAnswered = version;
@@ -101,6 +118,13 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
         fallForwardWarned = true;
         warnFallForward(logger, version);
       },
+    });
+    board.attach({
+      bucket: () => {
+        const stats = session.stats();
+        return { used: stats.bucketUsed, max: stats.bucketMax };
+      },
+      unanswered: () => session.unanswered(),
     });
     const converter = options.parquetConverter ?? inProcessConverter();
     const committer = new SnapshotCommitter({
@@ -116,6 +140,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     });
     const policy = { ...DEFAULT_PART_POLICY, ...options.parts };
     const changesSince = changeWindowStart(checkpoint.started_at);
+    const stopStats = options.statsIntervalMs ? logStatsEvery(board, logger, options.statsIntervalMs) : () => {};
     const exports = await Promise.allSettled(
       options.resources.map((resource) =>
         exportResource({
@@ -126,6 +151,8 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
           formats: options.formats,
           policy,
           changesSince,
+          board,
+          logger,
         })
           // One failed resource stops the others: the snapshot cannot complete anyway.
           .catch((error: unknown) => {
@@ -134,6 +161,8 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
           }),
       ),
     );
+    stopStats();
+    board.attach(undefined);
     session.close();
     options.signal?.throwIfAborted();
     // The first failure is the cause; the others are mostly the stop it triggered.

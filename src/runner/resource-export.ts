@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { count, duration, plural } from '../human.js';
+import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { lineSha256, RawArchiveWriter, rawLine } from '../sink/raw-archive-writer.js';
 import { RecordIndexWriter } from '../sink/record-index-writer.js';
@@ -9,6 +11,7 @@ import type { CrawlBarrier, ShopSession } from '../source/index.js';
 import { tablesFor } from '../transform/index.js';
 import { toRows } from '../transform/to-rows.js';
 import type { OutputFormat } from './output-format.js';
+import type { ProgressBoard } from './progress-board.js';
 import { partSeries, type SnapshotCommitter } from './snapshot-committer.js';
 
 export interface PartPolicy {
@@ -59,10 +62,18 @@ export async function exportResource(options: {
   policy: PartPolicy;
   /** Records created or updated from this instant on are change seen during the crawl (see count-check.ts). */
   changesSince: Date;
+  board: ProgressBoard;
+  logger: Logger;
 }): Promise<void> {
-  const { resource, committer, policy, changesSince } = options;
+  const { resource, committer, policy, changesSince, board, logger } = options;
   const progress = committer.progressOf(resource);
-  if (progress.done) return;
+  if (progress.done) {
+    const records = progress.summary?.exported ?? 0;
+    board.done(resource, { records, expected: progress.summary?.count_before ?? records }, true);
+    logger.info({ resource, records }, `${resource}: done by an earlier attempt (${count(records)} records)`);
+    return;
+  }
+  const startedMs = performance.now();
   const resume = progress.crawl;
   if (resume === undefined) {
     progress.files = [];
@@ -165,6 +176,7 @@ export async function exportResource(options: {
       }
     }
     const report = await crawl.report;
+    board.done(resource, { records: report.exported, expected: report.countBefore });
     const evidence: CountEvidence = {
       before: report.countBefore,
       after: report.countAfter,
@@ -181,11 +193,12 @@ export async function exportResource(options: {
     }
     await committing;
     const parts = (await Promise.all(writers.map((writer) => writer.close()))).flat();
+    const check = checkCounts(evidence);
     await committer.finish(resource, parts, {
       count_before: report.countBefore,
       count_after: report.countAfter,
       exported: report.exported,
-      check: checkCounts(evidence),
+      check,
       drift: report.countAfter - report.countBefore,
       changes_seen: {
         since: changesSince.toISOString(),
@@ -197,6 +210,22 @@ export async function exportResource(options: {
       requests,
       filters: report.filters,
     });
+    logger.info(
+      {
+        resource,
+        exported: report.exported,
+        count_before: report.countBefore,
+        count_after: report.countAfter,
+        check,
+        pages: report.pages,
+        requests,
+        retries: report.retries,
+        seconds: Math.round((performance.now() - startedMs) / 100) / 10,
+      },
+      `${resource}: finished, ${count(report.exported)} records (count ${count(report.countBefore)} before, ` +
+        `${count(report.countAfter)} after: ${check}), ${plural(report.pages, 'page')}, ${plural(requests, 'request')}, ` +
+        `${plural(report.retries, 'retry', 'retries')} in ${duration((performance.now() - startedMs) / 1000)}`,
+    );
   } catch (error) {
     // The batch still committing reads staging files: the caller's clean-up must not start under it.
     await committing.catch(() => undefined);

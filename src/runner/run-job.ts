@@ -55,6 +55,8 @@ export async function runJob(options: {
   signal?: AbortSignal;
   /** Shared by the shops' backups: one conversion at a time per worker. */
   parquetConverter?: BackupOptions['parquetConverter'];
+  /** Each backup logs one progress line per resource this often (see BackupOptions.statsIntervalMs). */
+  statsIntervalMs?: number;
 }): Promise<{ outcomes: ShopOutcome[]; summaryKey: string }> {
   const startedAt = new Date();
   const queue = new PQueue({ concurrency: options.job.parallelShops });
@@ -82,6 +84,7 @@ export async function runJob(options: {
             logger: options.logger,
             signal: options.signal,
             parquetConverter: options.parquetConverter,
+            statsIntervalMs: options.statsIntervalMs,
           });
           const { status, suspicious_shrink } = result.manifest;
           return {

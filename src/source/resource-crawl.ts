@@ -1,4 +1,5 @@
 import { crashPoint } from '../crash-point.js';
+import { count } from '../human.js';
 import type { Logger } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
@@ -7,7 +8,6 @@ import { IdSet } from './id-set.js';
 import { parseNextLink } from './link-header.js';
 import { type CrawledRecord, type ListedRecord, readCount, scanListPage } from './list-page.js';
 import { HeldCopies } from './newest-copy.js';
-import type { BucketState } from './pacer.js';
 import { FULL_PAGES, PAGE_LIMIT, type PageSize, pageSizeAfter } from './page-size.js';
 import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
@@ -44,14 +44,16 @@ export interface ResourceCrawlReport {
   strategy: string;
 }
 
+/**
+ * Where a crawl stands: told when it starts, when its count arrives, after each page handed over and at each retry.
+ * Pages and records move together: a page counts once its records are handed over (or held back as a newest copy).
+ */
 export interface CrawlProgress {
   resource: ResourceName;
   pages: number;
   records: number;
   /** Records the count endpoint announced before the crawl (undefined until known). */
   expected: number | undefined;
-  bucketUsed: number;
-  bucketMax: number | undefined;
   retries: number;
 }
 
@@ -65,7 +67,6 @@ export interface CrawlContext {
     shape: RequestShape,
   ): Promise<ShopResponse<T>>;
   apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
-  bucket(): BucketState;
   /** The round trip of one of this resource's full pages, as the session estimates it (see ShopSession). */
   pageMs(resource: ResourceName): number;
   /** Whether the bucket has room for every request the shop's crawls need, once they all know their size. */
@@ -123,6 +124,8 @@ export class ResourceCrawl {
   private duplicates = 0;
   private requests = 0;
   private pages = 0;
+  /** Pages whose records were handed over: the progress shown. */
+  private pagesHandedOver = 0;
   private retries = 0;
   /** Records per ms of created_at, and where the data is expected to end; both estimated from the first page. */
   private density = 0;
@@ -232,6 +235,7 @@ export class ResourceCrawl {
     this.countBefore = state.countBefore;
     this.duplicates = state.duplicatesDropped;
     this.pages = state.pages;
+    this.pagesHandedOver = state.pages;
     this.retries = state.retries;
     this.windowsUsed = state.windowsUsed;
     this.density = state.density;
@@ -272,8 +276,16 @@ export class ResourceCrawl {
     try {
       if (this.resume !== undefined) {
         this.restore(this.resume);
+        this.context.logger?.info(
+          { resource: this.resource, records: this.exported(), expected: this.countBefore },
+          `${this.resource}: resuming at ${count(this.exported())} of ${count(this.countBefore ?? 0)} records`,
+        );
+        this.reportProgress();
         await this.runChains();
-      } else await this.crawlFromStart();
+      } else {
+        this.reportProgress();
+        await this.crawlFromStart();
+      }
       if (this.failure) throw this.failure.error;
       this.countAfterSent = true;
       const countAfter = await this.count();
@@ -312,6 +324,11 @@ export class ResourceCrawl {
    */
   private async crawlFromStart(): Promise<void> {
     this.countBefore = await this.count();
+    this.context.logger?.info(
+      { resource: this.resource, expected: this.countBefore },
+      `${this.resource}: ${count(this.countBefore)} records to fetch`,
+    );
+    this.reportProgress();
     this.context.rebalance();
     const probe = this.countBefore > PAGE_LIMIT && (await this.context.roomForAll());
     const first: Chain = {
@@ -395,6 +412,7 @@ export class ResourceCrawl {
     const onRetry = () => {
       this.requests++;
       this.retries++;
+      this.reportProgress();
     };
     return this.context.request(url, read, priority, onRetry, { kind, resource: this.resource });
   }
@@ -703,14 +721,17 @@ export class ResourceCrawl {
     }
     for (const record of this.releasable()) await this.handOver(record);
     crashPoint('after-page');
-    const bucket = this.context.bucket();
+    this.pagesHandedOver++;
+    this.reportProgress();
+  }
+
+  private reportProgress(): void {
     this.context.onProgress?.({
       resource: this.resource,
-      pages: this.pages,
-      records: this.exported(),
+      pages: this.pagesHandedOver,
+      // Copies held back at a window overlap are fetched records too: without them records would lag the pages.
+      records: this.exported() + this.held.size,
       expected: this.countBefore,
-      bucketUsed: bucket.used,
-      bucketMax: bucket.max,
       retries: this.retries,
     });
   }

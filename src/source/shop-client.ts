@@ -73,6 +73,13 @@ export interface RequestShape {
   resource?: ResourceName | undefined;
 }
 
+/** A request on the wire: sent (the pacer let it go) and not answered yet. */
+export interface OpenExchange {
+  resource: ResourceName | undefined;
+  /** When it was sent, on the pacer's clock (performance.now()). */
+  sentMs: number;
+}
+
 export interface RetryEvent {
   url: URL;
   attempt: number;
@@ -93,6 +100,7 @@ export class ShopClient {
   private readonly policy: RetryPolicy;
   private readonly signal: AbortSignal | undefined;
   private readonly maxBodyBytes: number;
+  private readonly open = new Set<OpenExchange>();
   private readonly onApiVersion: ((version: string) => void) | undefined;
 
   /** Whether the shop has answered anything yet (any HTTP response). */
@@ -166,7 +174,7 @@ export class ShopClient {
         throttled >= this.policy.maxThrottledAttempts ||
         performance.now() + delayMs - started > this.policy.budgetMs
       ) {
-        throw new RetriesExhaustedError(redact(current), attempt, failure);
+        throw new RetriesExhaustedError(shownUrl(current), attempt, failure);
       }
       if (failure instanceof ShopThrottledError && failure.bucketHadRoom) this.pacer.pause(delayMs);
       if (shape.kind === 'list' && mayBeTooLarge(failure) && ++tooLarge >= SHRINK_AFTER) current = halveLimit(current);
@@ -177,6 +185,11 @@ export class ShopClient {
         throw new CrawlAbortedError(abort);
       }
     }
+  }
+
+  /** The requests on the wire now: a shop that accepts connections and never answers shows here. */
+  unanswered(): OpenExchange[] {
+    return [...this.open];
   }
 
   close(): void {
@@ -191,13 +204,15 @@ export class ShopClient {
     shape: RequestShape,
   ): Promise<Omit<ShopResponse<T>, 'retries'>> {
     const ticket = await this.pacer.acquire(priority, this.signal);
-    const response = await this.download(url);
+    const exchange = { resource: shape.resource, sentMs: ticket.sendMs };
+    this.open.add(exchange);
+    const response = await this.download(url).finally(() => this.open.delete(exchange));
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
     this.noteApiVersion(headers['x-shopify-api-version']);
     const status = response.statusCode;
-    const shown = redact(url);
+    const shown = shownUrl(url);
     const body = response.body;
     if (status >= 200 && status < 300) {
       let value: T;
@@ -240,7 +255,7 @@ export class ShopClient {
    * The stream carries the body decompressed, so a small gzip body that inflates past the limit stops too.
    */
   private async download(url: URL): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-    const tooLarge = (seen: string) => new ShopBodyTooLargeError(redact(url), this.maxBodyBytes, seen);
+    const tooLarge = (seen: string) => new ShopBodyTooLargeError(shownUrl(url), this.maxBodyBytes, seen);
     const stream = this.http.stream(url, { signal: this.signal });
     try {
       const [response] = (await once(stream, 'response')) as [PlainResponse];
@@ -271,12 +286,12 @@ export class ShopClient {
   private asShopError(url: URL, error: unknown): ShopError {
     if (error instanceof ShopError) return error;
     if (this.signal?.aborted) return new CrawlAbortedError(error);
-    return new ShopTransportError(redact(url), error);
+    return new ShopTransportError(shownUrl(url), error);
   }
 }
 
-/** page_info cursors are opaque and long; messages keep the path and the other parameters. */
-function redact(url: URL): string {
+/** page_info cursors are opaque and long; messages and logs keep the path and the other parameters. */
+export function shownUrl(url: URL): string {
   const shown = new URL(url);
   if (shown.searchParams.has('page_info')) shown.searchParams.set('page_info', '…');
   return shown.toString();

@@ -1,9 +1,9 @@
 import PQueue from 'p-queue';
-import type { Logger } from '../log.js';
+import { type Logger, stormGuard } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
 import { type ChainWork, chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
-import { CrawlAbortedError } from './errors.js';
+import { CrawlAbortedError, ShopThrottledError } from './errors.js';
 import { type CrawledRecord, readCount } from './list-page.js';
 import { PAGE_LIMIT } from './page-size.js';
 import {
@@ -14,7 +14,7 @@ import {
   type ResourceCrawlReport,
 } from './resource-crawl.js';
 import type { RetryPolicy } from './retry-policy.js';
-import { ShopClient } from './shop-client.js';
+import { type OpenExchange, type RetryEvent, ShopClient, shownUrl } from './shop-client.js';
 import { formatFilterTime } from './windows.js';
 
 export interface ShopSessionOptions {
@@ -64,6 +64,8 @@ export interface ShopSession {
     /** Mean duration of the successful HTTP exchanges (pacing and retries excluded). */
     meanRoundTripMs: number | undefined;
   };
+  /** The requests on the wire now, each with its resource and when it was sent (performance.now()). */
+  unanswered(): OpenExchange[];
   /** Frees the keep-alive sockets. Call after the crawls have settled. */
   close(): void;
 }
@@ -182,11 +184,35 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     return needed <= bucket.room;
   };
 
+  // Retries and 429s are told as they happen, but a storm of them in a few lines: per kind, one line per interval.
+  const stormy = stormGuard(RETRY_LOG_INTERVAL_MS);
+  const logRetry = (resource: ResourceName | undefined, event: RetryEvent): void => {
+    const logger = options.logger;
+    if (logger === undefined) return;
+    const throttled = event.error instanceof ShopThrottledError;
+    const what = resource ?? 'shop';
+    stormy(throttled ? '429' : 'retry', (left) => {
+      const waiting = `${(event.delayMs / 1000).toFixed(1)} s`;
+      const more = left > 0 ? ` (${left} more since the last such line)` : '';
+      logger.info(
+        {
+          resource,
+          attempt: event.attempt,
+          delay_ms: event.delayMs,
+          error: event.error.message,
+          ...(left > 0 ? { more: left } : {}),
+        },
+        throttled
+          ? `${what}: the shop throttled a request (429); waiting ${waiting}${more}`
+          : `${what}: ${event.error.message}; retrying in ${waiting}, attempt ${event.attempt + 1}${more}`,
+      );
+    });
+  };
+
   const context: CrawlContext = {
     logger: options.logger,
     onProgress: options.onProgress,
     apiUrl: (path, query) => client.apiUrl(path, query),
-    bucket: () => client.pacer.state(),
     rebalance,
     roomForAll,
     pageMs,
@@ -202,9 +228,19 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
                 onRetry: (event) => {
                   requests++;
                   onRetry(event);
+                  logRetry(shape.resource, event);
                 },
               })
               .then((response) => {
+                options.logger?.debug(
+                  {
+                    resource: shape.resource,
+                    url: shownUrl(url),
+                    ms: Math.round(response.elapsedMs),
+                    retries: response.retries,
+                  },
+                  'request answered',
+                );
                 roundTripTotalMs += response.elapsedMs;
                 answered++;
                 return response;
@@ -254,12 +290,16 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
         meanRoundTripMs: answered === 0 ? undefined : roundTripTotalMs / answered,
       };
     },
+    unanswered: () => client.unanswered(),
     close() {
       queue.clear();
       client.close();
     },
   };
 }
+
+/** Retry and 429 lines of one kind at most this often (the rest are counted into the next). */
+const RETRY_LOG_INTERVAL_MS = 10_000;
 
 async function* recordsOf(items: AsyncIterable<CrawledRecord | CrawlBarrier>): AsyncIterable<CrawledRecord> {
   for await (const item of items) {

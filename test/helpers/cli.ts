@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 
@@ -97,4 +97,32 @@ export function logLines(stderr: string): Array<{ msg: string; level: number; [k
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line));
+}
+
+/** Whether util-linux `script` is here to run the CLI in a pseudo-terminal. */
+export const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
+
+/**
+ * Runs the built binary in a pseudo-terminal of `columns` × `rows` (util-linux `script`): stderr and stdout are a TTY,
+ * as for a user at a terminal. Resolves with everything the terminal received (feed it to terminalScreen).
+ */
+export function runCliInTerminal(
+  args: string[],
+  options: { columns: number; rows: number; env?: Record<string, string>; cwd?: string },
+): Promise<{ code: number | null; output: string }> {
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const command = `stty cols ${options.columns} rows ${options.rows}; exec ${[process.execPath, CLI, ...args].map(quote).join(' ')}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'xterm', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
 }

@@ -68,7 +68,7 @@ describe('crawl flow', { timeout: 60_000 }, () => {
     expect(mostPagesAhead).toBeLessThanOrEqual(18);
   });
 
-  it('reports progress with the expected total, pages, records and bucket', async () => {
+  it('reports progress with the expected total, pages and records, which move together', async () => {
     const shop = await shopWith({ seed: 12, products: 0, customers: 900, orders: 0, rate: 'plus' });
     const events: CrawlProgress[] = [];
     const session = openShopSession({ shopUrl: shop.url, token: shop.token, onProgress: (p) => events.push(p) });
@@ -82,9 +82,14 @@ describe('crawl flow', { timeout: 60_000 }, () => {
       records: 900,
       expected: 900,
       pages: done.pages,
-      bucketMax: 400,
     });
+    expect(events[0]).toMatchObject({ records: 0, pages: 0, expected: undefined });
     expect(events.map((e) => e.records)).toEqual([...events.map((e) => e.records)].sort((a, b) => a - b));
+    // A page counts once its records are handed over: from one report to the next, at most one more page.
+    for (const [i, event] of events.entries()) {
+      expect(event.pages - (events[i - 1]?.pages ?? 0)).toBeLessThanOrEqual(1);
+      expect(event.records).toBeLessThanOrEqual(event.pages * 250);
+    }
   });
 
   it('stops sending when aborted and reports the cancellation', async () => {

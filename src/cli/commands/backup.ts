@@ -1,6 +1,6 @@
 import { OUTPUT_FORMATS } from '../../runner/output-format.js';
 import { RESOURCES } from '../../shopify/resources.js';
-import { newCliLogger, OUTPUT_FLAGS, runBackupFromCli } from '../backup-run.js';
+import { newCliLogger, OUTPUT_FLAGS, runBackupFromCli, STATS_FLAG } from '../backup-run.js';
 import { defineCommand } from '../command.js';
 import { flag } from '../flags.js';
 import { S3_WRITE_FLAGS, s3SettingsFrom } from '../s3-flags.js';
@@ -26,6 +26,7 @@ export const backupCommand = defineCommand({
       default: 120,
       check: (seconds) => (seconds > 0 ? undefined : 'must be a positive number'),
     }),
+    stats: STATS_FLAG,
     ...S3_WRITE_FLAGS,
   },
   examples: [
@@ -48,6 +49,7 @@ export const backupCommand = defineCommand({
         verbose: args.verbose,
         fresh: args.fresh,
         checkpointIntervalMs: args.checkpointInterval * 1000,
+        statsSeconds: args.stats,
       },
       logger,
     );

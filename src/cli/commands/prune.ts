@@ -2,7 +2,7 @@ import { prune } from '../../runner/prune.js';
 import { openCatalog } from '../../snapshot/catalog.js';
 import { describeDuration, parseDuration, type RetentionDecision } from '../../snapshot/retention.js';
 import { defineCommand } from '../command.js';
-import { describeBytes } from '../describe.js';
+import { bytes } from '../../human.js';
 import { flag, wholeNumber } from '../flags.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
 import { shopFolder } from '../shop-address.js';
@@ -87,13 +87,13 @@ export const pruneCommand = defineCommand({
     for (const { shop, hold } of report.shops) {
       if (hold !== undefined) process.stdout.write(`held ${shop}: ${hold}, so every snapshot with a manifest stays\n`);
     }
-    const { snapshots, objects, bytes } = report.removed;
+    const { snapshots, objects, bytes: size } = report.removed;
     process.stdout.write(
-      `${verb} ${snapshots} snapshot${snapshots === 1 ? '' : 's'} (${objects} files, ${describeBytes(bytes)}); kept ${report.kept}\n`,
+      `${verb} ${snapshots} snapshot${snapshots === 1 ? '' : 's'} (${objects} files, ${bytes(size)}); kept ${report.kept}\n`,
     );
   },
 });
 
 function describeRemoval({ entry, reason }: RetentionDecision): string {
-  return `${entry.shop}/${entry.id}  ${entry.state}  ${entry.objects} files  ${describeBytes(entry.bytes)}  (${reason})`;
+  return `${entry.shop}/${entry.id}  ${entry.state}  ${entry.objects} files  ${bytes(entry.bytes)}  (${reason})`;
 }

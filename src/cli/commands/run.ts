@@ -3,7 +3,14 @@ import { type JobSpec, parseJobFile } from '../../runner/job-file.js';
 import { runJob, type ShopTarget } from '../../runner/run-job.js';
 import { parseShard, selectShard } from '../../runner/shard.js';
 import { createStorage } from '../../storage/index.js';
-import { interruptible, newCliLogger, OUTPUT_FLAGS, stagingRootFor, withConverterProcess } from '../backup-run.js';
+import {
+  interruptible,
+  newCliLogger,
+  OUTPUT_FLAGS,
+  STATS_FLAG,
+  stagingRootFor,
+  withConverterProcess,
+} from '../backup-run.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { describeFailure } from '../failure.js';
@@ -23,6 +30,8 @@ export const runCommand = defineCommand({
     shard: flag.string({
       describe: 'This worker’s share of the shops, i/n (default: JOB_COMPLETION_INDEX/SHOPSNAP_SHARD_COUNT, or 0/1)',
     }),
+    // A fleet shows no live display: its progress lines are printed on a terminal too.
+    stats: STATS_FLAG,
     ...S3_WRITE_FLAGS,
     // A job of one shop without token_env or token_file takes the token as `backup` does.
     token: { ...SHOP_FLAGS.token, hidden: true },
@@ -61,6 +70,7 @@ export const runCommand = defineCommand({
           logger,
           signal,
           parquetConverter,
+          statsIntervalMs: flags.stats * 1000,
         }),
       ),
     );

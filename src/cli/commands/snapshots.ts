@@ -2,7 +2,7 @@ import { RESOURCES } from '../../shopify/resources.js';
 import { catalogLocation, listSnapshots, openCatalog, type SnapshotEntry } from '../../snapshot/catalog.js';
 import type { Manifest } from '../../snapshot/manifest.js';
 import { defineCommand } from '../command.js';
-import { describeBytes, describeSeconds, textTable } from '../describe.js';
+import { bytes, duration, textTable } from '../../human.js';
 import { flag } from '../flags.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
 import { shopFolder } from '../shop-address.js';
@@ -114,8 +114,8 @@ function tableRow(snapshot: ListedSnapshot): string[] {
     ...RESOURCES.map((resource) =>
       records?.[resource] === undefined ? '-' : records[resource].toLocaleString('en-US'),
     ),
-    describeBytes(snapshot.bytes),
-    snapshot.duration_s === null ? '-' : describeSeconds(snapshot.duration_s),
+    bytes(snapshot.bytes),
+    snapshot.duration_s === null ? '-' : duration(snapshot.duration_s),
     resumed === null ? '-' : `yes, ${resumed.attempts} earlier run${resumed.attempts === 1 ? '' : 's'}`,
     changes === null ? '-' : describeChanges(changes),
   ];
@@ -133,8 +133,8 @@ function totalLine(listed: ListedSnapshot[]): string {
     .map((status) => [status, listed.filter((snapshot) => snapshot.status === status).length] as const)
     .filter(([, count]) => count > 0)
     .map(([status, count]) => `${count} ${status}`);
-  const bytes = listed.reduce((sum, snapshot) => sum + snapshot.bytes, 0);
+  const size = listed.reduce((sum, snapshot) => sum + snapshot.bytes, 0);
   const files = listed.reduce((sum, snapshot) => sum + snapshot.files, 0);
   const shops = new Set(listed.map((snapshot) => snapshot.shop)).size;
-  return `${listed.length} snapshot${listed.length === 1 ? '' : 's'} of ${shops} shop${shops === 1 ? '' : 's'}: ${byStatus.join(', ')}; ${describeBytes(bytes)} in ${files} files`;
+  return `${listed.length} snapshot${listed.length === 1 ? '' : 's'} of ${shops} shop${shops === 1 ? '' : 's'}: ${byStatus.join(', ')}; ${bytes(size)} in ${files} files`;
 }
