@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytes, count, duration, plural } from '../src/human.js';
+import { bytes, count, duration, plural, textTable } from '../src/human.js';
 import { stormGuard } from '../src/log.js';
 
 describe('human units', () => {
@@ -30,6 +30,21 @@ describe('human units', () => {
       '1 page',
       '2 pages',
       '1,000 retries',
+    ]);
+  });
+});
+
+describe('textTable', () => {
+  it('aligns columns two spaces apart, figures to the right, with no trailing spaces', () => {
+    const rows = [
+      ['shop', 'orders', 'note'],
+      ['a-long-shop', '5', ''],
+      ['b', '12,000', 'x'],
+    ];
+    expect(textTable(rows, new Set([1])).split('\n')).toEqual([
+      'shop         orders  note',
+      'a-long-shop       5',
+      'b            12,000  x',
     ]);
   });
 });

@@ -26,6 +26,8 @@ export interface BackupRequest {
   verbose: boolean;
   /** Start over instead of resuming an unfinished snapshot. */
   fresh?: boolean;
+  /** A suspicious shrink is real (see BackupOptions.acceptShrink). */
+  acceptShrink?: boolean;
   checkpointIntervalMs?: number;
   /** Seconds between progress lines off a terminal (--stats; default 30). */
   statsSeconds?: number;
@@ -95,6 +97,7 @@ export async function runBackupFromCli(
           board,
           statsIntervalMs: statsIntervalMs(request.statsSeconds ?? STATS_FLAG.default),
           fresh: request.fresh,
+          acceptShrink: request.acceptShrink,
           parts:
             request.checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs: request.checkpointIntervalMs },
           parquetConverter,

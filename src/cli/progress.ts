@@ -115,27 +115,38 @@ const FORMAT_ORDER = ['parquet', 'ndjson', 'raw'];
 export function renderSummary(manifest: Manifest, seconds: number, columns = Number.POSITIVE_INFINITY): string {
   const perFormat = fileTable(manifest, true);
   const files = width(perFormat) < columns ? perFormat : fileTable(manifest, false);
-  const checks = [['resource', 'before', 'after', 'exported', 'check', 'duplicates', 'unknown fields']];
+  // The changes since the previous complete snapshot, where there is one.
+  const changes = manifest.changes?.resources;
+  const changeColumns = changes ? ['added', 'removed', 'changed'] : [];
+  const checks = [
+    ['resource', 'before', 'after', 'exported', 'check', ...changeColumns, 'duplicates', 'unknown fields'],
+  ];
   for (const [resource, s] of Object.entries(manifest.resources)) {
+    const changed = changes?.[resource as keyof Manifest['resources']];
     checks.push([
       resource,
       count(s.count_before),
       count(s.count_after),
       count(s.exported),
       s.check,
+      ...(changes
+        ? [changed?.added, changed?.removed, changed?.changed].map((n) => (n === undefined ? '-' : count(n)))
+        : []),
       count(s.duplicates_dropped),
       count(s.unknown_fields),
     ]);
   }
-  // Duplicates and unknown fields (also in the manifest) give way first on a narrow terminal.
+  // Duplicates and unknown fields (also in the manifest) give way first on a narrow terminal, then the changes.
   while (width(checks) >= columns && (checks[0]?.length ?? 0) > 5) for (const row of checks) row.pop();
+  const since = manifest.changes === undefined ? '' : `added, removed, changed: since ${manifest.changes.since}\n`;
   const shrinks = (manifest.suspicious_shrink ?? []).map(
-    ({ resource, previous, current }) =>
-      `suspicious shrink: ${resource} ${count(previous)} → ${count(current)} records since the last complete snapshot\n`,
+    ({ resource, previous, removed }) =>
+      `${manifest.shrink_accepted ? 'shrink accepted' : 'suspicious shrink'}: ${resource} lost ${count(removed)} of ` +
+      `${count(previous)} records since the last complete snapshot\n`,
   );
   const allBytes = manifest.files.reduce((sum, file) => sum + file.bytes, 0);
   return (
-    `\n${table(files)}\n\n${table(checks)}\n\n${shrinks.join('')}` +
+    `\n${table(files)}\n\n${table(checks)}\n${since}\n${shrinks.join('')}` +
     `${manifest.status} in ${seconds.toFixed(1)} s: ${plural(manifest.files.length, 'file')}, ${bytes(allBytes)}\n`
   );
 }
@@ -190,7 +201,7 @@ function width(rows: string[][]): number {
 /** Text columns left-aligned; columns of figures (counts and sizes) right-aligned. */
 function table(rows: string[][]): string {
   const figures = (rows[0] ?? []).flatMap((_, column) =>
-    rows.slice(1).every((row) => /^[\d,.]*( [KMGT]?i?B)?$/.test(row[column] ?? '')) ? [column] : [],
+    rows.slice(1).every((row) => /^(-|[\d,.]*( [KMGT]?i?B)?)$/.test(row[column] ?? '')) ? [column] : [],
   );
   return textTable(rows, new Set(figures));
 }

@@ -17,6 +17,7 @@ import type { Storage } from '../storage/storage.js';
 import { SCHEMA_VERSION } from '../transform/index.js';
 import type { OutputFormat } from './output-format.js';
 import { ProgressBoard } from './progress-board.js';
+import { changesSincePrevious } from './record-changes.js';
 import { DEFAULT_PART_POLICY, exportResource, type PartPolicy } from './resource-export.js';
 import { discardCheckpoint, openCheckpoint } from './resume.js';
 import { SnapshotCommitter } from './snapshot-committer.js';
@@ -43,6 +44,8 @@ export interface BackupOptions {
   now?: () => Date;
   /** Start a new snapshot even when an unfinished one could be resumed (which is then removed). */
   fresh?: boolean;
+  /** A suspicious shrink is real: the snapshot is complete all the same, and the new baseline. */
+  acceptShrink?: boolean;
   /** An unfinished snapshot started longer ago than this is not resumed but removed (default 24 h). */
   resumeMaxAgeMs?: number;
   /** When parts are finished and progress is checkpointed (tests use small values). */
@@ -178,18 +181,33 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     for (const file of files.filter((f) => f.format === tableFormat)) {
       tables[file.table] = { rows: (tables[file.table]?.rows ?? 0) + file.rows };
     }
-    const shrink = detectShrink(await findPreviousManifest(options.storage, options.shop.key, snapshotId), resources);
-    for (const { resource, previous, current } of shrink) {
+    const previous = await findPreviousManifest(options.storage, options.shop.key, snapshotId);
+    const changes = await changesSincePrevious({
+      storage: options.storage,
+      previous,
+      prefix,
+      files,
+      resources: options.resources,
+      converter,
+      scratch: join(staging, 'changes'),
+      logger,
+    });
+    if (changes !== undefined) logger.info({ since: changes.since, changes: changes.resources }, 'changes recorded');
+    const shrink = detectShrink(previous, resources, changes);
+    for (const { resource, previous, current, removed } of shrink) {
       logger.warn(
-        { resource, previous, current },
-        'suspicious shrink: far fewer records than the last complete snapshot (a revoked scope or a default filter?)',
+        { resource, previous, current, removed, accepted: options.acceptShrink === true },
+        options.acceptShrink
+          ? 'shrink accepted (--accept-shrink): this snapshot is the new baseline'
+          : 'suspicious shrink: most records of the last complete snapshot are gone (a revoked scope or a default filter?)',
       );
     }
     const countsHold = Object.values(resources).every((summary) => summary?.check !== 'mismatch');
+    const shrinkHolds = shrink.length === 0 || options.acceptShrink === true;
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,
-      // A shrunken snapshot is kept but not promoted: the next run still compares against the last good one.
-      status: countsHold && shrink.length === 0 ? 'complete' : 'incomplete',
+      // A shrunken snapshot is kept but not promoted (unless accepted): the next run compares against the last good one.
+      status: countsHold && shrinkHolds ? 'complete' : 'incomplete',
       shop: options.shop.key,
       api_version: API_VERSION,
       ...(apiVersionAnswered === undefined ? {} : { api_version_answered: apiVersionAnswered }),
@@ -209,7 +227,9 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
             },
           }
         : {}),
+      ...(changes === undefined ? {} : { changes }),
       ...(shrink.length > 0 ? { suspicious_shrink: shrink } : {}),
+      ...(shrink.length > 0 && options.acceptShrink ? { shrink_accepted: true as const } : {}),
     };
     options.signal?.throwIfAborted();
     const body = serializeManifest(manifest);

@@ -9,6 +9,8 @@ export interface JobShop {
   shop: string;
   tokenEnv?: string;
   tokenFile?: string;
+  /** The shop really lost records: its next snapshot is complete despite a suspicious shrink (remove it after). */
+  acceptShrink?: boolean;
 }
 
 export interface JobSpec {
@@ -119,7 +121,9 @@ function readShops(value: unknown, problems: string[]): JobShop[] {
     }
     for (const key of Object.keys(entry)) {
       if (key === 'token') problems.push(`${where}.token: tokens never go in job files; use token_env or token_file`);
-      else if (!['shop', 'token_env', 'token_file'].includes(key)) problems.push(`${where}.${key}: unknown setting`);
+      else if (!['shop', 'token_env', 'token_file', 'accept_shrink'].includes(key)) {
+        problems.push(`${where}.${key}: unknown setting`);
+      }
     }
     if (typeof entry.shop !== 'string' || entry.shop === '') problems.push(`${where}.shop: required text`);
     else {
@@ -131,7 +135,18 @@ function readShops(value: unknown, problems: string[]): JobShop[] {
     }
     const tokenEnv = optionalText(entry.token_env, `${where}.token_env`, problems);
     const tokenFile = optionalText(entry.token_file, `${where}.token_file`, problems);
-    return [{ shop: String(entry.shop), ...(tokenEnv ? { tokenEnv } : {}), ...(tokenFile ? { tokenFile } : {}) }];
+    const acceptShrink = entry.accept_shrink;
+    if (acceptShrink !== undefined && typeof acceptShrink !== 'boolean') {
+      problems.push(`${where}.accept_shrink: must be true or false`);
+    }
+    return [
+      {
+        shop: String(entry.shop),
+        ...(tokenEnv ? { tokenEnv } : {}),
+        ...(tokenFile ? { tokenFile } : {}),
+        ...(acceptShrink === true ? { acceptShrink } : {}),
+      },
+    ];
   });
 }
 

@@ -16,6 +16,8 @@ export interface ShopTarget {
   shop: ShopAddress;
   /** The token, or why it could not be had: that shop fails, the others still run. */
   token: string | Error;
+  /** See BackupOptions.acceptShrink. */
+  acceptShrink?: boolean;
 }
 
 export interface ShopOutcome {
@@ -23,6 +25,8 @@ export interface ShopOutcome {
   status: 'complete' | 'incomplete' | 'failed';
   location?: string;
   suspicious_shrink?: Manifest['suspicious_shrink'];
+  /** The shrink was accepted: the snapshot is complete and the new baseline. */
+  shrink_accepted?: true;
   error?: string;
   /** What the job's retention removed after a complete snapshot (see prune.ts). */
   pruned?: PruneReport['removed'];
@@ -85,13 +89,15 @@ export async function runJob(options: {
             signal: options.signal,
             parquetConverter: options.parquetConverter,
             statsIntervalMs: options.statsIntervalMs,
+            acceptShrink: target.acceptShrink,
           });
-          const { status, suspicious_shrink } = result.manifest;
+          const { status, suspicious_shrink, shrink_accepted } = result.manifest;
           return {
             shop: target.shop.key,
             status,
             location: result.location,
             ...(suspicious_shrink ? { suspicious_shrink } : {}),
+            ...(shrink_accepted ? { shrink_accepted } : {}),
             ...(status === 'complete' ? await applyRetention(options, target.shop.key) : {}),
           };
         } catch (error) {

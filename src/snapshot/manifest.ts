@@ -57,8 +57,25 @@ export interface Manifest {
    * their last checkpoint), and the requests of the run that finished it.
    */
   resumed?: { attempts: number; earlier_requests: number; requests: number };
-  /** Resources whose exported count fell sharply against the previous complete snapshot. */
-  suspicious_shrink?: { resource: string; previous: number; current: number }[];
+  /**
+   * What changed since the shop's previous complete snapshot in the same destination (`since`: its id), per resource
+   * both hold, by the record indexes: records added, removed (deleted, or no longer visible to the token and filters)
+   * and changed. Absent on a first snapshot and when the previous one has no record index.
+   */
+  changes?: { since: string; resources: Partial<Record<ResourceName, RecordChanges>> };
+  /**
+   * Resources that lost most of their records since the previous complete snapshot: `removed` of its `previous`
+   * records are gone (`current`: exported now).
+   */
+  suspicious_shrink?: { resource: string; previous: number; current: number; removed: number }[];
+  /** The run was told the shrink is real (`--accept-shrink`): the snapshot is complete and the new baseline. */
+  shrink_accepted?: true;
+}
+
+export interface RecordChanges {
+  added: number;
+  removed: number;
+  changed: number;
 }
 
 export class ManifestError extends Error {

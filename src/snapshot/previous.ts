@@ -20,17 +20,23 @@ export async function findPreviousManifest(
  */
 export const SHRINK_THRESHOLD = 0.5;
 
+/**
+ * The resources of which more than `threshold` of the previous complete snapshot's records are gone: removed by the
+ * record indexes' changes (new records do not hide deleted ones), or, where those are not known (a previous snapshot
+ * without an index), by how far the exported count fell.
+ */
 export function detectShrink(
   previous: Manifest | undefined,
   current: Manifest['resources'],
+  changes: Manifest['changes'],
   threshold = SHRINK_THRESHOLD,
 ): NonNullable<Manifest['suspicious_shrink']> {
   if (previous === undefined) return [];
   return Object.entries(current).flatMap(([resource, summary]) => {
-    const before = previous.resources[resource as keyof Manifest['resources']]?.exported;
+    const name = resource as keyof Manifest['resources'];
+    const before = previous.resources[name]?.exported;
     if (before === undefined || summary === undefined || before === 0) return [];
-    return summary.exported < before * (1 - threshold)
-      ? [{ resource, previous: before, current: summary.exported }]
-      : [];
+    const removed = changes?.resources[name]?.removed ?? Math.max(0, before - summary.exported);
+    return removed > before * threshold ? [{ resource, previous: before, current: summary.exported, removed }] : [];
   });
 }

@@ -1,4 +1,6 @@
+import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /** An object as the store holds it. `sha256` is our own whole-file hash (hex), kept with the object where possible. */
 export interface StoredObject {
@@ -79,4 +81,9 @@ export async function readObjectText(storage: Storage, key: string): Promise<str
   const chunks: Buffer[] = [];
   for await (const chunk of await storage.get(key)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Copies an object into a local file (a scratch copy for a reader that needs one, such as DuckDB). */
+export async function downloadObject(storage: Storage, key: string, path: string): Promise<void> {
+  await pipeline(await storage.get(key), createWriteStream(path));
 }

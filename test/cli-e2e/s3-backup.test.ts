@@ -72,6 +72,18 @@ describe('shopsnap backup --out s3://… against a real S3-protocol server', () 
     expect(verify.code).toBe(0);
   });
 
+  it('the next night records its changes against the first, reading both record indexes from the bucket', async () => {
+    const [first] = (await keysUnder('nightly')).filter((key) => key.endsWith('/manifest.json'));
+    const result = await backup('nightly');
+    expect(result.code, result.stderr).toBe(0);
+    const { manifest } = JSON.parse(result.stdout);
+    const none = { added: 0, removed: 0, changed: 0 };
+    expect(manifest.changes).toEqual({
+      since: first?.split('/').at(-2),
+      resources: { products: none, customers: none, orders: none },
+    });
+  });
+
   it('a run killed mid-upload leaves no manifest in the bucket, and the rerun resumes it to a verified snapshot', async () => {
     const killed = await backup('killed', { TEST_SHOPSNAP_CRASH_AT: 'between-uploads:6' });
     expect(killed.signal).toBe('SIGKILL');

@@ -145,17 +145,34 @@ describe('renderSummary', () => {
     expect(text).toContain('resource   before  after  exported  check  duplicates\n');
   });
 
-  it('names every suspicious shrink', () => {
-    expect(
-      renderSummary(
-        {
-          ...manifest,
-          status: 'incomplete',
-          suspicious_shrink: [{ resource: 'orders', previous: 5000, current: 120 }],
-        },
-        1,
-      ),
-    ).toMatch(/^suspicious shrink: orders 5,000 → 120 records since the last complete snapshot\nincomplete in 1\.0 s/m);
+  it('names every suspicious shrink, and whether it was accepted', () => {
+    const shrunk: Manifest = {
+      ...manifest,
+      status: 'incomplete',
+      suspicious_shrink: [{ resource: 'orders', previous: 5000, current: 120, removed: 4880 }],
+    };
+    expect(renderSummary(shrunk, 1)).toMatch(
+      /^suspicious shrink: orders lost 4,880 of 5,000 records since the last complete snapshot\nincomplete in 1\.0 s/m,
+    );
+    expect(renderSummary({ ...shrunk, status: 'complete', shrink_accepted: true }, 1)).toMatch(
+      /^shrink accepted: orders lost 4,880 of 5,000 records .*\ncomplete in 1\.0 s/m,
+    );
+  });
+
+  it('shows what changed since the previous complete snapshot', () => {
+    const text = renderSummary(
+      {
+        ...manifest,
+        changes: { since: '20261121T050623123Z', resources: { orders: { added: 12, removed: 3, changed: 1_101 } } },
+      },
+      1,
+    );
+    expect(text).toMatch(
+      /^resource +before +after +exported +check +added +removed +changed +duplicates +unknown fields$/m,
+    );
+    expect(text).toMatch(/^customers +1,500 +1,500 +1,500 +ok +- +- +- +2 +1$/m);
+    expect(text).toMatch(/^orders +120 +120 +120 +ok +12 +3 +1,101 +2 +1$/m);
+    expect(text).toMatch(/^added, removed, changed: since 20261121T050623123Z$/m);
   });
 });
 

@@ -49,7 +49,9 @@ describe('a snapshot that shrank sharply against the last complete one', () => {
     const shrunk = await backup();
     expect(shrunk.code, shrunk.stderr).toBe(8);
     expect(shrunk.summary.manifest.status).toBe('incomplete');
-    expect(shrunk.summary.manifest.suspicious_shrink).toEqual([{ resource: 'customers', previous: 150, current: 30 }]);
+    expect(shrunk.summary.manifest.suspicious_shrink).toEqual([
+      { resource: 'customers', previous: 150, current: 30, removed: 120 },
+    ]);
     const written = JSON.parse(await readFile(join(shrunk.summary.location, 'manifest.json'), 'utf8'));
     expect(written.suspicious_shrink).toEqual(shrunk.summary.manifest.suspicious_shrink);
     expect(shrunk.stderr).toMatch(/suspicious shrink/);
@@ -57,6 +59,8 @@ describe('a snapshot that shrank sharply against the last complete one', () => {
     // Not promoted: the next run still compares against the first snapshot, not the shrunken one.
     const again = await backup();
     expect(again.code, again.stderr).toBe(8);
-    expect(again.summary.manifest.suspicious_shrink).toEqual([{ resource: 'customers', previous: 150, current: 30 }]);
+    expect(again.summary.manifest.suspicious_shrink).toEqual([
+      { resource: 'customers', previous: 150, current: 30, removed: 120 },
+    ]);
   });
 });

@@ -46,6 +46,17 @@ describe('parseJobFile', () => {
     expect(job.retention).toEqual(expected);
   });
 
+  it('reads a shop’s accept_shrink', () => {
+    const job = parseJobFile(
+      'shops: [{shop: a, token_env: T, accept_shrink: true}, {shop: b}]\nout: ./x\n',
+      'job.yaml',
+    );
+    expect(job.shops).toEqual([{ shop: 'a', tokenEnv: 'T', acceptShrink: true }, { shop: 'b' }]);
+    expect(problemsOf('shops: [{shop: a, accept_shrink: "yes"}]\nout: x')).toEqual([
+      'shops[0].accept_shrink: must be true or false',
+    ]);
+  });
+
   it.each([
     ['no shops', 'out: x', ['shops: required, a list of {shop, token_env | token_file}']],
     [

@@ -32,20 +32,41 @@ function manifestWith(resources: Manifest['resources']): Manifest {
   };
 }
 
+const changed = (removed: number, added = 0): NonNullable<Manifest['changes']> => ({
+  since: '20260101T000000000Z',
+  resources: { orders: { added, removed, changed: 0 } },
+});
+
 describe('detectShrink', () => {
   it.each([
-    ['no previous snapshot', undefined, { orders: summary(1) }, []],
-    ['growth', { orders: summary(100) }, { orders: summary(150) }, []],
-    ['a normal dip', { orders: summary(100) }, { orders: summary(60) }, []],
+    ['no previous snapshot', undefined, { orders: summary(1) }, undefined, []],
+    ['growth', { orders: summary(100) }, { orders: summary(150) }, undefined, []],
+    ['a normal dip', { orders: summary(100) }, { orders: summary(60) }, undefined, []],
     [
-      'orders halved (read_all_orders revoked)',
+      'orders halved (read_all_orders revoked), no index to compare',
       { orders: summary(1000) },
       { orders: summary(400) },
-      [{ resource: 'orders', previous: 1000, current: 400 }],
+      undefined,
+      [{ resource: 'orders', previous: 1000, current: 400, removed: 600 }],
     ],
-    ['a resource not in the previous snapshot', { products: summary(10) }, { orders: summary(0) }, []],
-    ['an empty previous resource', { orders: summary(0) }, { orders: summary(0) }, []],
-  ] as const)('%s', (_name, previous, current, expected) => {
-    expect(detectShrink(previous === undefined ? undefined : manifestWith(previous), current)).toEqual(expected);
+    [
+      'most orders gone and as many new ones: the count holds, the removals show',
+      { orders: summary(1000) },
+      { orders: summary(1000) },
+      changed(700, 700),
+      [{ resource: 'orders', previous: 1000, current: 1000, removed: 700 }],
+    ],
+    [
+      'half gone, by the index: not more than half',
+      { orders: summary(1000) },
+      { orders: summary(500) },
+      changed(500),
+      [],
+    ],
+    ['a resource not in the previous snapshot', { products: summary(10) }, { orders: summary(0) }, undefined, []],
+    ['an empty previous resource', { orders: summary(0) }, { orders: summary(0) }, undefined, []],
+  ] as const)('%s', (_name, previous, current, changes, expected) => {
+    const before = previous === undefined ? undefined : manifestWith(previous);
+    expect(detectShrink(before, current, changes)).toEqual(expected);
   });
 });

@@ -20,6 +20,12 @@ export const backupCommand = defineCommand({
       env: true,
       default: false,
     }),
+    acceptShrink: flag.boolean({
+      describe:
+        'The shop really lost records: a suspicious shrink is accepted, the snapshot is complete and the new baseline',
+      env: true,
+      default: false,
+    }),
     checkpointInterval: flag.number({
       describe: 'Seconds between checkpoints: parts committed and progress saved, so a crashed run resumes from there',
       env: true,
@@ -48,6 +54,7 @@ export const backupCommand = defineCommand({
         json: args.json,
         verbose: args.verbose,
         fresh: args.fresh,
+        acceptShrink: args.acceptShrink,
         checkpointIntervalMs: args.checkpointInterval * 1000,
         statsSeconds: args.stats,
       },

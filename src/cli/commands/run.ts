@@ -32,6 +32,10 @@ export const runCommand = defineCommand({
     }),
     // A fleet shows no live display: its progress lines are printed on a terminal too.
     stats: STATS_FLAG,
+    acceptShrink: flag.boolean({
+      describe: 'Every shop of this run really lost records: a suspicious shrink is accepted as the new baseline',
+      env: true,
+    }),
     ...S3_WRITE_FLAGS,
     // A job of one shop without token_env or token_file takes the token as `backup` does.
     token: { ...SHOP_FLAGS.token, hidden: true },
@@ -52,6 +56,7 @@ export const runCommand = defineCommand({
       shops.map(async (entry) => ({
         shop: parseShopAddress(entry.shop),
         token: await jobShopToken(entry, job.shops.length === 1 ? flags : undefined).catch((error: Error) => error),
+        acceptShrink: flags.acceptShrink ?? entry.acceptShrink ?? false,
       })),
     );
     const logger = newCliLogger(
@@ -91,7 +96,7 @@ export const runCommand = defineCommand({
       outcomes.find((outcome) => outcome.status === 'failed') ??
       outcomes.find((outcome) => outcome.prune_error !== undefined);
     if (failed !== undefined) process.exitCode = describeFailure(failed.cause).exitCode;
-    else if (outcomes.some((outcome) => outcome.suspicious_shrink !== undefined))
+    else if (outcomes.some((outcome) => outcome.suspicious_shrink !== undefined && outcome.status === 'incomplete'))
       process.exitCode = EXIT.suspiciousShrink;
     else if (outcomes.some((outcome) => outcome.status === 'incomplete')) process.exitCode = EXIT.countMismatch;
   },
