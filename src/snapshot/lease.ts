@@ -151,8 +151,11 @@ async function readLease(storage: Storage, key: string): Promise<LeaseBody | und
   }
 }
 
-/** Whether a run holds the shop's lease now: it exists and has not expired (a dead run's expires within the TTL). */
+/**
+ * Whether a run holds the shop's lease now: it has not expired and its holder is not provably gone (a run killed on
+ * this machine; a dead run elsewhere is known by its lease expiring within the TTL).
+ */
 export async function leaseIsLive(storage: Storage, shopKey: string, now: number): Promise<boolean> {
   const held = await readLease(storage, `${shopKey}/${LEASE_NAME}`);
-  return held !== undefined && now < Date.parse(held.expires_at);
+  return held !== undefined && now < Date.parse(held.expires_at) && !holderGone(held);
 }

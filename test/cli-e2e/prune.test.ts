@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseShopAddress } from '../../src/cli/shop-address.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { listSnapshots } from '../../src/snapshot/catalog.js';
+import { type LeaseHolder, thisProcess } from '../../src/snapshot/lease-holder.js';
 import { MANIFEST_NAME, type Manifest, parseManifest, serializeManifest } from '../../src/snapshot/manifest.js';
 import { newSnapshotId } from '../../src/snapshot/snapshot-id.js';
 import { LocalDirStorage, readObjectText, type Storage } from '../../src/storage/index.js';
@@ -89,10 +91,19 @@ async function put(storage: Storage, key: string, body: Uint8Array): Promise<voi
   await storage.putBytes(key, body, { sha256: createHash('sha256').update(body).digest('hex') });
 }
 
-/** What a run holds while it works on `id`: its lease (live or expired) and its checkpoint naming the snapshot. */
-async function plantRun(storage: Storage, id: string, leaseExpiresInMs: number, shopKey = SHOP): Promise<void> {
+/**
+ * What a run holds while it works on `id`: its lease (unexpired or expired; by default held on another machine) and
+ * its checkpoint naming the snapshot.
+ */
+async function plantRun(
+  storage: Storage,
+  id: string,
+  leaseExpiresInMs: number,
+  shopKey = SHOP,
+  holder: LeaseHolder = { host: 'elsewhere', pid: 1 },
+): Promise<void> {
   const now = Date.now();
-  const lease = { owner: 'other-run', host: 'elsewhere', pid: 1, acquired_at: new Date(now - 60_000).toISOString() };
+  const lease = { owner: 'other-run', ...holder, acquired_at: new Date(now - 60_000).toISOString() };
   await put(
     storage,
     `${shopKey}/lease.json`,
@@ -233,16 +244,22 @@ describe.each(DESTINATIONS)('shopsnap prune on $name', (destination) => {
     await plantRun(target.storage, live, 60_000, 'live.myshopify.com');
     const dead = await plant(target.storage, 3, 'unfinished', 'dead.myshopify.com');
     await plantRun(target.storage, dead, -60_000, 'dead.myshopify.com');
+    // A run killed on this machine: its lease has not expired yet, but its process is gone.
+    const killed = await plant(target.storage, 3, 'unfinished', 'killed.myshopify.com');
+    const exited = spawnSync(process.execPath, ['-e', '']).pid;
+    await plantRun(target.storage, killed, 60_000, 'killed.myshopify.com', { ...thisProcess(), pid: exited });
 
     const result = await prune(target, ['--keep-within', '35d']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`removed ${SHOP}/${abandoned}  unfinished  `);
     expect(result.stdout).toContain('(abandoned: unfinished, started more than 1 day ago)');
     expect(result.stdout).toContain(`removed dead.myshopify.com/${dead}  unfinished  `);
-    expect(result.stdout).toMatch(/\nremoved 2 snapshots /);
+    expect(result.stdout).toContain(`removed killed.myshopify.com/${killed}  unfinished  `);
+    expect(result.stdout).toMatch(/\nremoved 3 snapshots /);
     const left = await states(target.storage);
     expect(left[abandoned]).toBeUndefined();
     expect(left[dead]).toBeUndefined();
+    expect(left[killed]).toBeUndefined();
     expect(left[resumable]).toBe('unfinished');
     expect(left[live]).toBe('unfinished');
     const keys = await keysOf(target.storage);
