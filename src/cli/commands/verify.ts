@@ -6,6 +6,7 @@ import { exitCodeOf } from '../backup-run.js';
 import { defineCommand } from '../command.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
+import { LIVE_FLAGS, verifyLive } from '../verify-live.js';
 
 export const verifyCommand = defineCommand({
   name: 'verify',
@@ -13,14 +14,22 @@ export const verifyCommand = defineCommand({
   positionals: {
     location: 'A snapshot (its folder or manifest.json), a shop folder or a whole destination; a path or s3://',
   },
-  flags: S3_READ_FLAGS,
+  flags: { ...LIVE_FLAGS, ...S3_READ_FLAGS },
   examples: [
     ['Check one snapshot', '$0 verify ./snapshots/my-shop.myshopify.com/20261122T050623123Z'],
     ['Check every snapshot of one shop', '$0 verify ./snapshots/my-shop.myshopify.com'],
     ['Check every snapshot in a bucket', '$0 verify s3://backups/shopsnap'],
+    [
+      'Compare 50 records of each resource of the newest snapshot with the shop (token in SHOPSNAP_TOKEN)',
+      '$0 verify ./snapshots/my-shop.myshopify.com --live --sample 50',
+    ],
   ],
   run: async (args) => {
     const catalog = await openCatalog(args.location, s3SettingsFrom(args));
+    if (args.live) {
+      process.exitCode = await verifyLive(catalog, args);
+      return;
+    }
     process.exitCode =
       catalog.scope.kind === 'snapshot' ? await verifyOne(catalog, args.json) : await verifyAll(catalog, args.json);
   },
