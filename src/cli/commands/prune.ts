@@ -1,8 +1,8 @@
+import { bytes } from '../../human.js';
 import { prune } from '../../runner/prune.js';
 import { openCatalog } from '../../snapshot/catalog.js';
 import { describeDuration, parseDuration, type RetentionDecision } from '../../snapshot/retention.js';
 import { defineCommand } from '../command.js';
-import { bytes } from '../../human.js';
 import { flag, wholeNumber } from '../flags.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
 import { shopFolder } from '../shop-address.js';

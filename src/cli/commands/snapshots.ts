@@ -1,8 +1,8 @@
+import { bytes, duration, textTable } from '../../human.js';
 import { RESOURCES } from '../../shopify/resources.js';
 import { catalogLocation, listSnapshots, openCatalog, type SnapshotEntry } from '../../snapshot/catalog.js';
 import type { Manifest } from '../../snapshot/manifest.js';
 import { defineCommand } from '../command.js';
-import { bytes, duration, textTable } from '../../human.js';
 import { flag } from '../flags.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
 import { shopFolder } from '../shop-address.js';
