@@ -10,12 +10,20 @@ export class RecordChannel<T> implements AsyncIterable<T> {
   private closed = false;
   private failure: { error: unknown } | undefined;
   private iterating = false;
+  /** The consumer's own time per item: from handing it over to its asking for the next, whatever the producers do. */
+  private consumerMs = 0;
+  private consumed = 0;
 
   constructor(private readonly capacity: number) {}
 
   /** Items buffered, not yet taken by the consumer. */
   get size(): number {
     return this.buffer.length;
+  }
+
+  /** Mean ms the consumer spent on an item before it asked for the next; undefined until it finished one. */
+  get consumerMsPerItem(): number | undefined {
+    return this.consumed === 0 ? undefined : this.consumerMs / this.consumed;
   }
 
   /** Resolves when the item is buffered; rejects if the channel was failed or the consumer went away. */
@@ -48,7 +56,10 @@ export class RecordChannel<T> implements AsyncIterable<T> {
         const item = this.buffer.shift();
         if (item !== undefined) {
           this.wakeProducers();
+          const handedMs = performance.now();
           yield item;
+          this.consumerMs += performance.now() - handedMs;
+          this.consumed++;
           continue;
         }
         if (this.closed) {

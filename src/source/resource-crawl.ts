@@ -24,8 +24,7 @@ import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './window
 const PROBE_LIMIT = 25;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
-/** Weight of the newest sample in the running mean of the time between two pages handed over. */
-const SMOOTHING = 0.2;
+
 export interface ResourceCrawlReport {
   resource: ResourceName;
   /** Filters sent on every list and count request (the complete-list filters). */
@@ -110,9 +109,11 @@ export class ResourceCrawl {
   /**
    * Chains yet to bring back a page that shows the filters honoured: the first chain from its start, every chain of
    * the plan from its start. One good page proves little (a shop ignoring created_at serves the first window
-   * correctly); one from every window does.
+   * correctly); one from every window does, with one page asked for after a since_id (`sinceIdProven`).
    */
   private readonly unproven = new Set<Chain>();
+  /** A page asked for after a since_id came back with only later ids (from any chain). */
+  private sinceIdProven = false;
   private proofWaiters: Array<() => void> = [];
   private mode: 'windows' | 'link' = 'windows';
   private failure: { error: unknown } | undefined;
@@ -141,10 +142,8 @@ export class ResourceCrawl {
   /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
   private pagesWaiting = 0;
   private pagesInFlight = 0;
-  /** The fastest round trip of a full page, and the running mean time between two pages handed over. */
+  /** The fastest round trip of a full page. */
   private fastestRoundTripMs: number | undefined;
-  private pageIntervalMs: number | undefined;
-  private lastPageHandedMs: number | undefined;
   private pageRoomWaiters: Array<() => void> = [];
   private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
 
@@ -538,7 +537,11 @@ export class ResourceCrawl {
     chain.reachedMs = reached;
     chain.firstCreatedMs = first;
     chain.records += records.length;
-    if (since > 0n && this.unproven.delete(chain)) this.settleProof();
+    // Its records all lay inside its window: the shop honours this window's filters. One page after a since_id (from
+    // any chain) shows it honours since_id too: the shop is one server, not one per window.
+    this.unproven.delete(chain);
+    if (since > 0n) this.sinceIdProven = true;
+    this.settleProof();
     if (records.length === asked && next !== undefined) this.nextLinksShown = true;
     // Without a next link a full page is the last only if the shop has shown it sends them: one that never does
     // still gets the empty page that proves the end.
@@ -552,11 +555,6 @@ export class ResourceCrawl {
       await this.emit(records);
     } finally {
       this.pagesWaiting--;
-      const now = performance.now();
-      if (this.lastPageHandedMs !== undefined) {
-        this.pageIntervalMs = runningMean(this.pageIntervalMs, now - this.lastPageHandedMs);
-      }
-      this.lastPageHandedMs = now;
       this.wakePageRoomWaiters();
     }
     // Held records are not under the channel's backpressure: until the proof a chain brings at most one page.
@@ -573,12 +571,17 @@ export class ResourceCrawl {
   private async pageRoom(): Promise<void> {
     while (
       this.consumerBehind() &&
-      this.pagesWaiting + this.pagesInFlight >= pagesAheadLimit(this.fastestRoundTripMs, this.pageIntervalMs) &&
+      this.pagesWaiting + this.pagesInFlight >= pagesAheadLimit(this.fastestRoundTripMs, this.consumerMsPerPage()) &&
       !this.failed
     ) {
       await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
     }
     this.pagesInFlight++;
+  }
+
+  private consumerMsPerPage(): number | undefined {
+    const perRecord = this.channel.consumerMsPerItem;
+    return perRecord === undefined ? undefined : perRecord * PAGE_LIMIT;
   }
 
   private consumerBehind(): boolean {
@@ -694,6 +697,8 @@ export class ResourceCrawl {
 
   private filtersUnproven(): boolean {
     for (const chain of this.unproven) if (!chain.done) return true;
+    if (this.sinceIdProven) return false;
+    for (const chain of this.chains) if (!chain.done) return true;
     return false;
   }
 
@@ -747,8 +752,4 @@ const DEFAULT_API_LIMIT = 50;
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function runningMean(mean: number | undefined, sample: number): number {
-  return mean === undefined ? sample : mean + SMOOTHING * (sample - mean);
 }

@@ -35,6 +35,24 @@ describe('RecordChannel', () => {
     expect(pushed).toBe(10);
   });
 
+  it("measures the consumer's own time per item, not the time between items arriving", async () => {
+    const channel = new RecordChannel<number>(10);
+    expect(channel.consumerMsPerItem).toBeUndefined();
+    const producing = (async () => {
+      for (let i = 0; i < 4; i++) {
+        // Items arrive 60 ms apart; the consumer spends about 10 ms on each.
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        await channel.push(i);
+      }
+      channel.close();
+    })();
+    for await (const _ of channel) await new Promise((resolve) => setTimeout(resolve, 10));
+    await producing;
+    const perItem = channel.consumerMsPerItem as number;
+    expect(perItem).toBeGreaterThanOrEqual(9);
+    expect(perItem).toBeLessThan(40);
+  });
+
   it('throws the failure to the consumer after the buffered items', async () => {
     const channel = new RecordChannel<number>(5);
     await channel.push(1);
