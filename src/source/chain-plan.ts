@@ -63,7 +63,7 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
 }
 
 /** A window should hold at least this many pages: below that its partial last page is a large share of it. */
-export const MIN_PAGES_PER_WINDOW = 2;
+export const MIN_PAGES_PER_WINDOW = 3;
 
 /** An open chain as the planner sees it: the pages it probably has left and the round trip of one of them. */
 export interface ChainWork {

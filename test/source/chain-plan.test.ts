@@ -85,7 +85,7 @@ describe('spreading new windows', () => {
   it.each([
     ['to the chain that would finish last', even([30, 12, 5]), [1, 1, 1], 1, [2, 1, 1]],
     ['evening out the pages per window', even([30, 12, 5]), [1, 1, 1], 5, [5, 2, 1]],
-    ['while windows keep two pages each', even([30, 12, 5]), [1, 1, 1], 50, [15, 6, 2]],
+    ['while windows keep three pages each', even([30, 12, 5]), [1, 1, 1], 50, [10, 4, 1]],
     ['on top of cuts already asked for', even([9]), [2], 1, [3]],
     ['none to hand out', even([30]), [1], 0, [1]],
     [
@@ -100,10 +100,9 @@ describe('spreading new windows', () => {
   });
 
   it.each([
-    [[30, 12, 5], [1, 1, 1], 20],
-    [[30, 12, 5], [15, 6, 2], 0],
-    [[3.9], [1], 0],
-    [[4], [1], 1],
+    [[30, 12, 5], [1, 1, 1], 12],
+    [[30, 12, 5], [10, 4, 1], 0],
+    [[2.9], [1], 0],
   ])('pages %j in %j windows can take %i more', (pages, windows, expected) => {
     expect(splittableChains(even(pages), windows)).toBe(expected);
   });
