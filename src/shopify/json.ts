@@ -19,6 +19,10 @@ const LONG_INTEGER = /-?\d{16,}/g;
 const BIG_NUMBER_OUTSIDE_STRINGS = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![.eE\d])/g;
 const HAS_LONG_DIGIT_RUN = /\d{16,}/;
 
+export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 export class JsonSyntaxError extends Error {
   override name = 'JsonSyntaxError';
   readonly code = 'ERR_JSON_SYNTAX';

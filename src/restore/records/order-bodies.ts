@@ -1,0 +1,142 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../../shopify/json.js';
+import { fieldDiff, topField } from './field-diff.js';
+import { type IdLookup, idText, wireId } from './ids.js';
+import { MARKER_ATTRIBUTE, markerOf, noteAttributes, withMarker } from './natural-keys.js';
+import { type OrderStateStep, orderStateSteps } from './order-states.js';
+import { children } from './pairing.js';
+import { ORDER_FIXED_REASON, ORDER_PUT_FIELDS, RESTORABLE, UPDATABLE } from './restorable.js';
+import { type FixedChange, present, type RecordUpdate } from './update.js';
+import { tagList } from './values.js';
+
+/** What restored orders carry as their source: Shopify reserves its channel names (web, pos, …). */
+export const RESTORED_SOURCE_NAME = 'shopsnap-restore';
+
+/** Something of one record that its create body cannot carry as the snapshot has it, and why (for the report). */
+export interface CreateNote {
+  path: string;
+  reason: string;
+}
+
+const ADDRESS_FIELDS = RESTORABLE.orders.children.billing_address ?? [];
+const LINE_FIELDS = ['title', 'price', 'quantity', 'sku', 'grams', 'taxable', 'requires_shipping'] as const;
+
+/**
+ * `POST orders.json` for a snapshot order, tagged with the provenance marker. Line items point at the target's
+ * variants through the id map; a line whose variant has no counterpart becomes a custom line item (title, price,
+ * quantity, sku), noted. The customer goes through the customer map. financial_status is always sent (Shopify
+ * would make the order `paid`); the name, processed_at, tags, note, note attributes, addresses, the order's tax lines
+ * (not the line items': Shopify refuses both), shipping lines and discount codes are kept. Nothing fires: no receipt,
+ * no fulfilment receipt, no stock change (`inventory_behaviour: bypass`). A fulfilled order is created fulfilled;
+ * cancel and close follow as order state steps.
+ */
+export function orderCreateBody(snapshot: JsonObject, ids: IdLookup): { body: JsonObject; notes: CreateNote[] } {
+  const source = idText(snapshot.id) as string;
+  const notes: CreateNote[] = [];
+  const lineItems = children(snapshot.line_items).map((line, k) => {
+    const fields = present({
+      ...Object.fromEntries(LINE_FIELDS.map((field) => [field, line[field]])),
+      properties: Array.isArray(line.properties) && line.properties.length > 0 ? line.properties : undefined,
+    });
+    if (line.gift_card === true) {
+      notes.push({ path: `$.line_items[${k}]`, reason: 'a gift card line is restored as a plain custom item' });
+    }
+    const variant = idText(line.variant_id);
+    const mapped = variant === undefined ? undefined : ids.target('variants', variant);
+    if (mapped !== undefined) return { variant_id: wireId(mapped), ...fields };
+    if (variant !== undefined) {
+      const reason = `variant ${variant} has no counterpart in the target: restored as a custom line item`;
+      notes.push({ path: `$.line_items[${k}].variant_id`, reason });
+    }
+    return fields;
+  });
+  const customer = isJsonObject(snapshot.customer) ? idText(snapshot.customer.id) : undefined;
+  const mappedCustomer = customer === undefined ? undefined : ids.target('customers', customer);
+  if (customer !== undefined && mappedCustomer === undefined) {
+    const reason = `customer ${customer} has no counterpart in the target: the order is created without one`;
+    notes.push({ path: '$.customer', reason });
+  }
+  const fields = present({
+    name: snapshot.name,
+    processed_at: snapshot.processed_at,
+    currency: snapshot.currency,
+    email: snapshot.email,
+    phone: snapshot.phone,
+    financial_status: typeof snapshot.financial_status === 'string' ? snapshot.financial_status : 'pending',
+    fulfillment_status: snapshot.fulfillment_status === 'fulfilled' ? 'fulfilled' : undefined,
+    buyer_accepts_marketing: snapshot.buyer_accepts_marketing,
+    taxes_included: snapshot.taxes_included,
+    tags: tagList(snapshot.tags).join(', '),
+    note: snapshot.note,
+    note_attributes: userAttributes(snapshot),
+    billing_address: address(snapshot.billing_address, true),
+    shipping_address: address(snapshot.shipping_address, true),
+    customer: mappedCustomer === undefined ? undefined : { id: wireId(mappedCustomer) },
+    line_items: lineItems,
+    tax_lines: picked(snapshot.tax_lines, 'tax_lines'),
+    total_tax: snapshot.total_tax,
+    shipping_lines: picked(snapshot.shipping_lines, 'shipping_lines'),
+    discount_codes: picked(snapshot.discount_codes, 'discount_codes'),
+  });
+  const order = {
+    ...withMarker('orders', fields, source),
+    source_name: RESTORED_SOURCE_NAME,
+    inventory_behaviour: 'bypass',
+    send_receipt: false,
+    send_fulfillment_receipt: false,
+  };
+  return { body: { order }, notes };
+}
+
+/**
+ * The update of an existing order: `PUT orders/{id}.json` with the fields its PUT takes that differ (the target's
+ * marker kept among the note attributes), the state steps (cancel, close, open), and every other difference as
+ * "cannot roll back" with its reason.
+ */
+export function orderUpdate(
+  snapshot: JsonObject,
+  target: JsonObject,
+  ids: IdLookup,
+): RecordUpdate & { steps: OrderStateStep[] } {
+  const diff = fieldDiff('orders', snapshot, target, ids);
+  const changed = new Set(diff.map((change) => topField(change.path)));
+  const body: JsonObject = { id: target.id as JsonValue };
+  for (const field of ORDER_PUT_FIELDS) {
+    if (!changed.has(field)) continue;
+    if (field === 'tags') body.tags = tagList(snapshot.tags).join(', ');
+    else if (field === 'note_attributes') body.note_attributes = attributesKeepingMarker(snapshot, target);
+    else if (field === 'shipping_address') body.shipping_address = address(snapshot.shipping_address, false) ?? null;
+    else body[field] = snapshot[field] ?? null;
+  }
+  const states = orderStateSteps(snapshot, target);
+  const cannotRollBack: FixedChange[] = diff.flatMap((change) => {
+    const field = topField(change.path);
+    if (!UPDATABLE.orders.has(field)) return [{ ...change, reason: ORDER_FIXED_REASON }];
+    const state = states.cannot.find((item) => item.field === field);
+    return state === undefined ? [] : [{ ...change, reason: state.reason }];
+  });
+  return { body: Object.keys(body).length > 1 ? { order: body } : undefined, steps: states.steps, cannotRollBack };
+}
+
+/** The snapshot's note attributes without any marker of its own. */
+function userAttributes(order: JsonObject): JsonValue[] {
+  return noteAttributes(order.note_attributes)
+    .filter((item) => item.name !== MARKER_ATTRIBUTE)
+    .map((item) => ({ name: item.name ?? null, value: item.value ?? null }));
+}
+
+function attributesKeepingMarker(snapshot: JsonObject, target: JsonObject): JsonValue {
+  const attributes = { note_attributes: userAttributes(snapshot) };
+  const marker = markerOf('orders', target);
+  return (marker === undefined ? attributes : withMarker('orders', attributes, marker)).note_attributes as JsonValue;
+}
+
+function address(value: JsonValue | undefined, dropNulls: boolean): JsonObject | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const entries = Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, value[field] ?? null]));
+  return dropNulls ? present(entries) : entries;
+}
+
+function picked(value: JsonValue | undefined, child: 'tax_lines' | 'shipping_lines' | 'discount_codes'): JsonValue[] {
+  const fields = RESTORABLE.orders.children[child] ?? [];
+  return children(value).map((item) => present(Object.fromEntries(fields.map((field) => [field, item[field]]))));
+}
