@@ -48,4 +48,18 @@ describe('fieldChanges', () => {
   ])('names %s', (_name, before, after, expected) => {
     expect(changes(before, after)).toEqual(expected);
   });
+
+  it("compares leaves with a given comparison, told the field that holds them (an array item: the array's)", () => {
+    const keys: Array<string | undefined> = [];
+    const sameIgnoringCase = (a: unknown, b: unknown, key: string | undefined) => {
+      keys.push(key);
+      return typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+    };
+    const before = parseJson('{"email":"A@B.C","tags":["X"],"n":1}');
+    const after = parseJson('{"email":"a@b.c","tags":["x"],"n":2}');
+    expect(fieldChanges(before, after, { same: sameIgnoringCase })).toEqual([{ path: '$.n', before: 1, after: 2 }]);
+    expect(keys).toEqual(['email', 'tags', 'n']);
+    expect(fieldChanges(parseJson('"A"'), parseJson('"a"'), { same: sameIgnoringCase })).toEqual([]);
+    expect(keys.at(-1)).toBeUndefined();
+  });
 });

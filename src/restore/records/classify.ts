@@ -33,7 +33,7 @@ export function classify(
   snapshot: JsonObject,
   target: JsonObject | undefined,
   mode: RestoreMode,
-  options: { ids: IdLookup; updateExisting?: boolean },
+  options: { ids: IdLookup; updateExisting?: boolean; prune?: boolean },
 ): Classification {
   if (target === undefined) {
     const refused = refusedCreate(resource, snapshot);
@@ -53,7 +53,7 @@ export function classify(
       diff,
     };
   }
-  const { writes, cannotRollBack } = updateOf(resource, snapshot, target, options.ids);
+  const { writes, cannotRollBack } = updateOf(resource, snapshot, target, options);
   if (!writes) {
     return { action: 'skip', reason: 'differs only in fields that cannot be rolled back', diff, cannotRollBack };
   }
@@ -61,7 +61,12 @@ export function classify(
 }
 
 /** Whether an update writes anything, and what it cannot fix. */
-function updateOf(resource: ResourceName, snapshot: JsonObject, target: JsonObject, ids: IdLookup) {
+function updateOf(
+  resource: ResourceName,
+  snapshot: JsonObject,
+  target: JsonObject,
+  { ids, prune }: { ids: IdLookup; prune?: boolean },
+) {
   if (resource === 'orders') {
     const update = orderUpdate(snapshot, target, ids);
     return { writes: update.body !== undefined || update.steps.length > 0, cannotRollBack: update.cannotRollBack };
@@ -70,7 +75,7 @@ function updateOf(resource: ResourceName, snapshot: JsonObject, target: JsonObje
     const update = customerUpdate(snapshot, target, ids);
     return { writes: update.body !== undefined, cannotRollBack: update.cannotRollBack };
   }
-  const update = productUpdate(snapshot, target, ids);
+  const update = productUpdate(snapshot, target, ids, { prune });
   const writes = update.body !== undefined || lostVariants(snapshot, target, ids).length > 0;
   return { writes, cannotRollBack: update.cannotRollBack };
 }

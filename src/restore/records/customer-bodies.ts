@@ -4,7 +4,7 @@ import { type IdLookup, idText } from './ids.js';
 import { tagsKeepingMarker, withMarker } from './natural-keys.js';
 import { pairAddresses } from './pairing.js';
 import { RESTORABLE } from './restorable.js';
-import { present, type RecordUpdate } from './update.js';
+import { type FixedChange, present, type RecordUpdate } from './update.js';
 import { tagList } from './values.js';
 
 const CUSTOMER_FIELDS = RESTORABLE.customers.fields.filter((field) => field !== 'tags' && field !== 'addresses');
@@ -38,18 +38,28 @@ export function customerCreateBody(snapshot: JsonObject, options: { sendInvite?:
  * they are kept whether Shopify merges the array or replaces it (which of the two it does is not documented).
  */
 export function customerUpdate(snapshot: JsonObject, target: JsonObject, ids: IdLookup): RecordUpdate {
-  const changed = new Set(fieldDiff('customers', snapshot, target, ids).map((change) => topField(change.path)));
+  const diff = fieldDiff('customers', snapshot, target, ids);
+  const changed = new Set(diff.map((change) => topField(change.path)));
   const body: JsonObject = { id: target.id as JsonValue };
   for (const field of CUSTOMER_FIELDS) if (changed.has(field)) body[field] = snapshot[field] ?? null;
   if (changed.has('tags')) body.tags = tagsKeepingMarker('customers', snapshot, target);
-  if (changed.has('addresses')) {
-    body.addresses = pairAddresses(snapshot, target).map((p) => {
+  const pairs = pairAddresses(snapshot, target);
+  const cannotRollBack: FixedChange[] = [];
+  let addressesDiffer = false;
+  for (const change of diff) {
+    const at = /^\$\.addresses\[(\d+)\]/.exec(change.path);
+    if (at === null) continue;
+    if (pairs[Number(at[1])]?.snapshot !== undefined) addressesDiffer = true;
+    else cannotRollBack.push({ ...change, reason: 'the snapshot does not have this address: kept' });
+  }
+  if (addressesDiffer) {
+    body.addresses = pairs.map((p) => {
       if (p.snapshot === undefined) return { id: p.target?.id as JsonValue };
       const fields = addressFields(p.snapshot, false);
       return p.target === undefined ? fields : { id: p.target.id as JsonValue, ...fields };
     });
   }
-  return { body: Object.keys(body).length > 1 ? { customer: body } : undefined, cannotRollBack: [] };
+  return { body: Object.keys(body).length > 1 ? { customer: body } : undefined, cannotRollBack };
 }
 
 function addressFields(address: JsonObject, dropNulls: boolean): JsonObject {

@@ -147,12 +147,13 @@ const orders: Projection = (snapshot, target, ids) => {
   const projectLines = (record: JsonObject, side: 0 | 1) =>
     children(record.line_items).map((line, k) => {
       const held = lines[k];
+      // A variant without a counterpart is restored as a custom line item: no variant, no product.
+      const variant = side === 0 ? (reference('variants', line.variant_id, held?.variant_id, ids) ?? null) : null;
       return {
         ...pick(line, spec.children.line_items ?? []),
         ...(side === 0 && {
-          // A variant without a counterpart is restored as a custom line item: no variant, no product.
-          variant_id: reference('variants', line.variant_id, held?.variant_id, ids) ?? null,
-          product_id: reference('products', line.product_id, held?.product_id, ids) ?? null,
+          variant_id: variant,
+          product_id: variant === null ? null : (reference('products', line.product_id, held?.product_id, ids) ?? null),
         }),
         ...(side === 1 && { variant_id: idText(line.variant_id) ?? null, product_id: idText(line.product_id) ?? null }),
       };

@@ -17,6 +17,7 @@ export interface CreateNote {
   reason: string;
 }
 
+const STATE_OF_CANCEL = ['cancelled', 'cancel_reason'];
 const ADDRESS_FIELDS = RESTORABLE.orders.children.billing_address ?? [];
 const LINE_FIELDS = ['title', 'price', 'quantity', 'sku', 'grams', 'taxable', 'requires_shipping'] as const;
 
@@ -108,11 +109,14 @@ export function orderUpdate(
     else body[field] = snapshot[field] ?? null;
   }
   const states = orderStateSteps(snapshot, target);
+  const stepped = new Set(states.steps.flatMap((step) => (step.action === 'cancel' ? STATE_OF_CANCEL : ['closed'])));
   const cannotRollBack: FixedChange[] = diff.flatMap((change) => {
     const field = topField(change.path);
-    if (!UPDATABLE.orders.has(field)) return [{ ...change, reason: ORDER_FIXED_REASON }];
-    const state = states.cannot.find((item) => item.field === field);
-    return state === undefined ? [] : [{ ...change, reason: state.reason }];
+    if (ORDER_PUT_FIELDS.has(field) || stepped.has(field)) return [];
+    // A reason left without its cancel shares the cancel's fate.
+    const state = states.cannot.find((item) => item.field === field) ?? states.cannot[0];
+    const reason = UPDATABLE.orders.has(field) && state !== undefined ? state.reason : ORDER_FIXED_REASON;
+    return [{ ...change, reason }];
   });
   return { body: Object.keys(body).length > 1 ? { order: body } : undefined, steps: states.steps, cannotRollBack };
 }

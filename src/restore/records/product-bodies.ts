@@ -104,25 +104,38 @@ export function productUpdate(
   if (changed.has('published')) body.published = isPublished(snapshot);
   if (changed.has('tags')) body.tags = tagsKeepingMarker('products', snapshot, target);
   const variantPairs = pairVariants(snapshot, target, ids);
+  const imagePairs = pairImages(snapshot, target, ids);
   const variantIds = new Map(idPairs(variantPairs));
-  const linksDiffer = diff.some((change) => /^\$\.variants\[\d+\]\.image_id$/.test(change.path));
-  const variantsDiffer = diff.some((change) => {
-    const at = /^\$\.variants\[(\d+)\](.*)$/.exec(change.path);
-    const held = at === null ? undefined : variantPairs[Number(at[1])];
-    if (held?.target === undefined || at?.[2] === '.image_id') return false;
-    return held.snapshot !== undefined || options.prune === true;
-  });
+  const prune = options.prune === true;
+  const at = (field: 'variants' | 'images', pairs: readonly Pair[]) =>
+    diff.flatMap((change) => {
+      const found = new RegExp(`^\\$\\.${field}\\[(\\d+)\\](.*)$`).exec(change.path);
+      const pair = found === null ? undefined : pairs[Number(found[1])];
+      return pair === undefined ? [] : [{ change, pair, rest: found?.[2] as string }];
+    });
+  for (const { change, pair } of [...at('variants', variantPairs), ...at('images', imagePairs)]) {
+    if (pair.snapshot === undefined && !prune) {
+      cannotRollBack.push({ ...change, reason: 'the snapshot does not have it: kept (--prune deletes it)' });
+    }
+  }
+  // Links show on both sides (a variant's image_id, an image's variant_ids); the images array writes them.
+  const variantsDiffer = at('variants', variantPairs).some(
+    ({ pair, rest }) => pair.target !== undefined && (pair.snapshot === undefined ? prune : rest !== '.image_id'),
+  );
+  const imagesDiffer =
+    at('variants', variantPairs).some(({ pair, rest }) => pair.snapshot && pair.target && rest === '.image_id') ||
+    at('images', imagePairs).some(({ pair }) => pair.snapshot !== undefined || prune);
   if (variantsDiffer) {
     // A variant the target lacks is not named: lostVariants re-creates it through the variant endpoint.
     body.variants = variantPairs.flatMap((p) => {
       if (p.target === undefined) return [];
-      if (p.snapshot === undefined) return options.prune ? [] : [{ id: p.target.id as JsonValue }];
+      if (p.snapshot === undefined) return prune ? [] : [{ id: p.target.id as JsonValue }];
       return [{ id: p.target.id as JsonValue, ...variantFields(p.snapshot, false) }];
     });
   }
-  if (changed.has('images') || linksDiffer) {
-    body.images = pairImages(snapshot, target, ids).flatMap((p: Pair): JsonValue[] => {
-      if (p.snapshot === undefined) return options.prune ? [] : [{ id: p.target?.id as JsonValue }];
+  if (imagesDiffer) {
+    body.images = imagePairs.flatMap((p: Pair): JsonValue[] => {
+      if (p.snapshot === undefined) return prune ? [] : [{ id: p.target?.id as JsonValue }];
       const links = { variant_ids: linkedVariants(p.snapshot, variantIds) };
       if (p.target === undefined) return [{ ...newImage(p.snapshot), ...links }];
       return [
