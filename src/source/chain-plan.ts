@@ -62,8 +62,14 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
   return bestMs < expectedFinishMs(input, current) * (1 - WORTHWHILE_GAIN) ? best : current;
 }
 
-/** A window should hold at least this many pages: below that its partial last page is a large share of it. */
-export const MIN_PAGES_PER_WINDOW = 3;
+/**
+ * Pages a window should hold at least: below that its partial last page is a large share of it. Where the bucket has
+ * room for every request still needed, a partial page costs only its round trip, and the crawl's end waits on whole
+ * windows: there a window may hold two.
+ */
+export function minPagesPerWindow(bucketHasRoomForAll: boolean): number {
+  return bucketHasRoomForAll ? 2 : 3;
+}
 
 /** An open chain as the planner sees it: the pages it probably has left and the round trip of one of them. */
 export interface ChainWork {
@@ -72,11 +78,8 @@ export interface ChainWork {
 }
 
 /** Windows the remaining work of these chains can still be cut into, beyond `windows` each. */
-export function splittableChains(chains: readonly ChainWork[], windows: readonly number[]): number {
-  return chains.reduce(
-    (sum, { pages }, i) => sum + Math.max(0, Math.floor(pages / MIN_PAGES_PER_WINDOW) - (windows[i] ?? 1)),
-    0,
-  );
+export function splittableChains(chains: readonly ChainWork[], windows: readonly number[], minPages: number): number {
+  return chains.reduce((sum, { pages }, i) => sum + Math.max(0, Math.floor(pages / minPages) - (windows[i] ?? 1)), 0);
 }
 
 /**
@@ -84,14 +87,19 @@ export function splittableChains(chains: readonly ChainWork[], windows: readonly
  * work per window (the one that would finish last: pages times their round trip, so a chain of orders pages outweighs
  * one of as many customers pages), as long as its windows keep a few pages each.
  */
-export function spreadChains(chains: readonly ChainWork[], windows: readonly number[], extra: number): number[] {
+export function spreadChains(
+  chains: readonly ChainWork[],
+  windows: readonly number[],
+  extra: number,
+  minPages: number,
+): number[] {
   const result = chains.map((_, i) => windows[i] ?? 1);
   const perWindow = (i: number) =>
     ((chains[i] as ChainWork).pages * (chains[i] as ChainWork).pageMs) / (result[i] as number);
   for (let left = extra; left > 0; left--) {
     let best = -1;
     for (let i = 0; i < chains.length; i++) {
-      if ((chains[i] as ChainWork).pages / ((result[i] as number) + 1) < MIN_PAGES_PER_WINDOW) continue;
+      if ((chains[i] as ChainWork).pages / ((result[i] as number) + 1) < minPages) continue;
       if (best < 0 || perWindow(i) > perWindow(best)) best = i;
     }
     if (best < 0) break;

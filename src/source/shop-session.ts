@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import { type Logger, stormGuard } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
-import { type ChainWork, chainsWorthRunning, splittableChains, spreadChains } from './chain-plan.js';
+import { type ChainWork, chainsWorthRunning, minPagesPerWindow, splittableChains, spreadChains } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError, ShopThrottledError } from './errors.js';
 import { type CrawledRecord, readCount } from './list-page.js';
@@ -147,6 +147,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       if (!crawl.planned) unplannedMs += workOf(crawl)?.workMs ?? 0;
     }
     const windows = open.map((entry) => entry.chain.splitInto);
+    const minPages = minPagesPerWindow(work !== undefined && bucketHasRoomForAll());
     const totalMs = work?.workMs ?? 0;
     const wanted = chainsWorthRunning({
       requests: work?.requests ?? 0,
@@ -155,12 +156,12 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       leakPerSecond: bucket.planningLeakPerSecond,
       workMs: totalMs,
       depth,
-      splittable: splittableChains(open, windows),
+      splittable: splittableChains(open, windows, minPages),
     });
     const reserved = totalMs > 0 ? Math.round((wanted * unplannedMs) / totalMs) : 0;
     const extra = wanted - reserved - chains;
     if (extra <= 0) return;
-    spreadChains(open, windows, extra).forEach((into, i) => {
+    spreadChains(open, windows, extra, minPages).forEach((into, i) => {
       const entry = open[i];
       if (entry !== undefined && into !== entry.chain.splitInto) entry.crawl.requestSplit(entry.chain, into);
     });
@@ -177,12 +178,17 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   /** Whether the bucket has room for every request the crawls need (Infinity: no limit in sight). */
   const roomForAll = async (): Promise<boolean> => {
     if (!allSized()) await new Promise<void>((resolve) => sizeWaiters.push(resolve));
+    return bucketHasRoomForAll();
+  };
+
+  /** Whether the bucket has room for every request the crawls still need (Infinity: no limit in sight). */
+  function bucketHasRoomForAll(): boolean {
     const bucket = client.pacer.state();
     if (!Number.isFinite(bucket.planningLeakPerSecond)) return true;
     let needed = 0;
     for (const crawl of crawls) needed += workOf(crawl)?.requests ?? 0;
     return needed <= bucket.room;
-  };
+  }
 
   // Retries and 429s are told as they happen, but a storm of them in a few lines: per kind, one line per interval.
   const stormy = stormGuard(RETRY_LOG_INTERVAL_MS);

@@ -3,6 +3,7 @@ import {
   type ChainPlanInput,
   chainsWorthRunning,
   expectedFinishMs,
+  minPagesPerWindow,
   splittableChains,
   spreadChains,
 } from '../../src/source/chain-plan.js';
@@ -96,7 +97,7 @@ describe('spreading new windows', () => {
       [3, 2],
     ],
   ])('%s', (_name, chains, windows, extra, expected) => {
-    expect(spreadChains(chains, windows, extra)).toEqual(expected);
+    expect(spreadChains(chains, windows, extra, 3)).toEqual(expected);
   });
 
   it.each([
@@ -104,6 +105,14 @@ describe('spreading new windows', () => {
     [[30, 12, 5], [10, 4, 1], 0],
     [[2.9], [1], 0],
   ])('pages %j in %j windows can take %i more', (pages, windows, expected) => {
-    expect(splittableChains(even(pages), windows)).toBe(expected);
+    expect(splittableChains(even(pages), windows, 3)).toBe(expected);
+  });
+
+  it.each([
+    ['the leak limits: three pages a window', false, 3, [10, 4, 1]],
+    ['the bucket has room for every request: two', true, 2, [15, 6, 2]],
+  ])('%s', (_name, room, minPages, spread) => {
+    expect(minPagesPerWindow(room)).toBe(minPages);
+    expect(spreadChains(even([30, 12, 5]), [1, 1, 1], 50, minPagesPerWindow(room))).toEqual(spread);
   });
 });
