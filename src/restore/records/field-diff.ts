@@ -4,7 +4,7 @@ import type { ResourceName } from '../../shopify/resources.js';
 import { type IdKind, type IdLookup, idText } from './ids.js';
 import { MARKER_ATTRIBUTE, noteAttributes, withoutMarkerTags } from './natural-keys.js';
 import { children, type Pair, pairAddresses, pairImages, pairVariants } from './pairing.js';
-import { RESTORABLE } from './restorable.js';
+import { FROM_VARIANT, RESTORABLE } from './restorable.js';
 import { canonicalDecimal, canonicalInstant, emailKey, phoneKey, tagList } from './values.js';
 
 export type { FieldChange } from '../../shopify/json-diff.js';
@@ -143,14 +143,18 @@ const customers: Projection = (snapshot, target) => {
 
 const orders: Projection = (snapshot, target, ids) => {
   const spec = RESTORABLE.orders;
-  const lines = children(target.line_items);
+  const targetLines = children(target.line_items);
+  // A variant without a counterpart is restored as a custom line item: no variant, no product.
+  const variants = children(snapshot.line_items).map(
+    (line, k) => reference('variants', line.variant_id, targetLines[k]?.variant_id, ids) ?? null,
+  );
   const projectLines = (record: JsonObject, side: 0 | 1) =>
     children(record.line_items).map((line, k) => {
-      const held = lines[k];
-      // A variant without a counterpart is restored as a custom line item: no variant, no product.
-      const variant = side === 0 ? (reference('variants', line.variant_id, held?.variant_id, ids) ?? null) : null;
+      const variant = variants[k] ?? null;
+      const fields = (spec.children.line_items ?? []).filter((field) => variant === null || !FROM_VARIANT.has(field));
+      const held = targetLines[k];
       return {
-        ...pick(line, spec.children.line_items ?? []),
+        ...pick(line, fields),
         ...(side === 0 && {
           variant_id: variant,
           product_id: variant === null ? null : (reference('products', line.product_id, held?.product_id, ids) ?? null),

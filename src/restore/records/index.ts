@@ -5,7 +5,8 @@
  *
  * - restorable.ts: RESTORABLE (per resource the fields restore writes and compares, and those of each child array),
  *   UPDATABLE (those an update of an existing record can change), UNRESTORABLE (field + one-line reason: the plan's
- *   "cannot be restored" list), ORDER_FIXED_REASON.
+ *   "cannot be restored" list), ORDER_FIXED_REASON, FROM_VARIANT (line item fields a variant's line takes from the
+ *   variant, compared only on custom line items).
  * - ids.ts: IdKind, IdLookup (`target(kind, sourceId)`), idLookup(maps), idText(value) → exact decimal, wireId(text).
  * - natural-keys.ts: markerOf(resource, listedRecord) → source id; withMarker(resource, fields, sourceId) (tag
  *   `shopsnap-source:<id>` on products and customers, note attribute `shopsnap_source_id` on orders);
@@ -16,7 +17,8 @@
  *   restorable fields; topField(path).
  * - pairing.ts: pairVariants, pairImages, pairAddresses (snapshot child ↔ target child), children, optionsKey.
  * - product-bodies.ts: productCreateBody(snapshot, {images}), createdChildIds(snapshot, created) (variant and image
- *   id map entries), imageLinksBody(snapshot, created) (the follow-up PUT linking images to variants),
+ *   id map entries), imageLinksBody(snapshot, created) (the follow-up PUT linking images to variants; needed when
+ *   hasImageLinks(snapshot)),
  *   lostVariants(snapshot, target, ids) (variant create bodies; run before productUpdate), productUpdate(snapshot,
  *   target, ids, {prune}) → RecordUpdate.
  * - customer-bodies.ts: customerCreateBody(snapshot, {sendInvite}), customerUpdate(snapshot, target, ids).
@@ -48,6 +50,7 @@ export { CANCEL_REASONS, type OrderStateStep, type OrderStates, orderStateSteps 
 export { type Pair, pairAddresses, pairImages, pairVariants } from './pairing.js';
 export {
   createdChildIds,
+  hasImageLinks,
   type IdPair,
   imageLinksBody,
   lostVariants,
@@ -56,6 +59,7 @@ export {
   productUpdate,
 } from './product-bodies.js';
 export {
+  FROM_VARIANT,
   ORDER_FIXED_REASON,
   RESTORABLE,
   type RestorableFields,

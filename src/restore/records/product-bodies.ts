@@ -54,6 +54,7 @@ export type IdPair = [source: string, target: string];
  * the snapshot has no such links. The images array is a full set, so every image of the created product is listed.
  */
 export function imageLinksBody(snapshot: JsonObject, created: JsonObject): JsonObject | undefined {
+  if (!hasImageLinks(snapshot)) return undefined;
   const none = idLookup({});
   const variantIds = new Map(idPairs(pairVariants(snapshot, created, none)));
   const pairs = pairImages(snapshot, created, none);
@@ -64,6 +65,11 @@ export function imageLinksBody(snapshot: JsonObject, created: JsonObject): JsonO
       : [{ id: p.target.id as JsonValue, variant_ids: linkedVariants(p.snapshot, variantIds) }],
   );
   return { product: { id: created.id as JsonValue, images } };
+}
+
+/** Whether a product's images show some of its variants: then its create is followed by imageLinksBody's PUT. */
+export function hasImageLinks(snapshot: JsonObject): boolean {
+  return children(snapshot.images).some((image) => Array.isArray(image.variant_ids) && image.variant_ids.length > 0);
 }
 
 /**

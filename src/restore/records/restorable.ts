@@ -127,6 +127,9 @@ export const RESTORABLE: Readonly<Record<ResourceName, RestorableFields>> = {
   },
 };
 
+/** Fields of a line item that Shopify takes from its variant: restorable only on a custom line item. */
+export const FROM_VARIANT: ReadonlySet<string> = new Set(['title', 'sku', 'grams']);
+
 /**
  * The restorable fields an update can change on a record that exists (migrate --update-existing, recover). Products
  * and customers take every restorable field through their PUT. An order takes only what its PUT accepts
@@ -260,6 +263,11 @@ export const UNRESTORABLE: Readonly<Record<ResourceName, readonly Unrestorable[]
       field: 'line_items[].tax_lines',
       reason:
         "Shopify refuses tax lines on both an order and its line items; restore writes the order's, which hold every tax",
+    },
+    {
+      field: 'line_items[].title',
+      reason:
+        "a line item of a variant takes its title, SKU and weight from the variant as the target has it (a custom line item keeps the snapshot's)",
     },
     { field: 'line_items[].discount_allocations', reason: "Shopify allocates the discount codes' amounts itself" },
     { field: 'discount_applications', reason: 'Shopify derives them from the discount codes' },

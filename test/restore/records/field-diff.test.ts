@@ -223,6 +223,22 @@ describe('fieldDiff: orders', () => {
     ]);
   });
 
+  it("a variant's line takes its title, SKU and weight from the variant; a custom line keeps its own", () => {
+    const renamed = edited(target, (t) => {
+      for (const line of lines(t)) Object.assign(line, { title: 'Renamed — ünï', sku: 'NEW', grams: 1 });
+      Object.assign(lines(t)[2] as JsonObject, { variant_id: null, product_id: null });
+    });
+    const gone = String(457924702n + NEAR_2_63);
+    const withoutVariant: IdLookup = {
+      target: (kind, id) => (kind === 'variants' && id === gone ? undefined : ids.target(kind, id)),
+    };
+    expect(fieldDiff('orders', snapshot, renamed, withoutVariant)).toEqual([
+      { path: '$.line_items[2].title', before: 'IPod Nano - 8gb', after: 'Renamed — ünï' },
+      { path: '$.line_items[2].sku', before: 'IPOD2008BLACK', after: 'NEW' },
+      { path: '$.line_items[2].grams', before: 200, after: 1 },
+    ]);
+  });
+
   it('recover: the same ids in the same shop are equal without any map', () => {
     expect(fieldDiff('orders', snapshot, structuredClone(snapshot), idLookup({}))).toEqual([]);
   });

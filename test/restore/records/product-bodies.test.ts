@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { withMarker } from '../../../src/restore/records/natural-keys.js';
 import {
   createdChildIds,
+  hasImageLinks,
   imageLinksBody,
   lostVariants,
   productCreateBody,
@@ -129,6 +130,7 @@ describe('after the create', () => {
       for (const image of images(s)) image.variant_ids = [];
     });
     expect(imageLinksBody(plain, created)).toBeUndefined();
+    expect([hasImageLinks(plain), hasImageLinks(snapshot)]).toEqual([false, true]);
   });
 });
 
