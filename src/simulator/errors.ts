@@ -56,6 +56,23 @@ export const ERRORS = {
     body: { errors: { [key]: 'Required parameter missing or invalid' } },
   }),
   validation: (errors: Record<string, string[]>): ErrorReply => ({ status: 422, body: { errors } }),
+  // The development-store order limit: the text seen by clients (ShopifySharp#726, shopify-api-ruby#899, with the
+  // call-limit header far from full); the body's shape and the absence of Retry-After are unverified.
+  orderCreateThrottled: (): ErrorReply => ({
+    status: 429,
+    body: {
+      errors:
+        'Exceeded order API rate limit, please try again in a minute. Upgrade to a paid account to remove this limit.',
+    },
+  }),
+  // The variant-creation limit: the text of GraphQL's VARIANT_THROTTLE_EXCEEDED; REST's body shape is unverified.
+  variantCreateThrottled: (): ErrorReply => ({
+    status: 429,
+    body: {
+      errors:
+        'Daily variant creation limit reached. Please try again later. See https://help.shopify.com/api/getting-started/api-call-limit for more information about rate limits and how to avoid them.',
+    },
+  }),
 } as const;
 
 /** The bodies of server-side faults; 502 and 504 come from the edge as HTML, like Shopify's. */

@@ -60,6 +60,14 @@ export function oversizedPageReply(
   return serverErrorReply(error, page.length);
 }
 
+/** The 502 or 504 a lost answer (FaultOptions.lostAnswers) is replaced with. */
+export function lostAnswerReply(status: 502 | 504): Reply {
+  return serverErrorReply(
+    SERVER_ERRORS.findIndex((error) => error.status === status),
+    0,
+  );
+}
+
 function serverErrorReply(index: number, records: number): Reply {
   const error = SERVER_ERRORS[index] as (typeof SERVER_ERRORS)[number];
   return { status: error.status, text: error.body, records, headers: { 'Content-Type': error.type } };

@@ -1,4 +1,4 @@
-import type { FaultOptions } from './options.js';
+import type { FaultOptions, LostAnswer } from './options.js';
 import { Rng, STREAM } from './random.js';
 
 export type BodyFault = 'intact' | 'reset' | 'truncate-honest' | 'truncate-chunked';
@@ -52,6 +52,8 @@ const DRAWS = 7;
 export class FaultPlan {
   private rng: Rng;
   private oversizedRng: Rng;
+  private lostRng: Rng;
+  private applied = { all: 0, byLabel: new Map<string, number>() };
   private oversizedTurn = 0;
   private burstLeft = 0;
   private errorTurn = 0;
@@ -64,6 +66,7 @@ export class FaultPlan {
   ) {
     this.rng = new Rng(options.seed ?? shopSeed, STREAM.faults);
     this.oversizedRng = new Rng(options.seed ?? shopSeed, STREAM.oversizedPages);
+    this.lostRng = new Rng(options.seed ?? shopSeed, STREAM.lostAnswers);
   }
 
   get ignoreFilters(): boolean | 'created_at' {
@@ -113,6 +116,20 @@ export class FaultPlan {
   oversizedPageError(): number {
     if (!this.oversizedRng.chance(this.options.oversizedPages?.rate ?? 1)) return -1;
     return this.oversizedTurn++ % 4;
+  }
+
+  /**
+   * Counts a write the shop applied (route `label`); how its answer is lost (FaultOptions.lostAnswers), or undefined
+   * when it is delivered. Every applied write takes one draw from a stream of its own, so ordinals and shares stay put.
+   */
+  lostAnswer(label: string): LostAnswer | undefined {
+    const knob = this.options.lostAnswers;
+    const all = ++this.applied.all;
+    const mine = (this.applied.byLabel.get(label) ?? 0) + 1;
+    this.applied.byLabel.set(label, mine);
+    const drawn = this.lostRng.float() < (knob?.rate ?? 0);
+    const named = (knob?.writes ?? []).some((pick) => pick === all || pick === label || pick === `${label}#${mine}`);
+    return knob && (drawn || named) ? (knob.as ?? 'reset') : undefined;
   }
 
   /** Counts a list request; true when the churn knob wants a create/update/delete now. */

@@ -8,3 +8,4 @@ export { parseRate, RATE_PRESETS } from './rate-limit.js';
 export type { RunningShop } from './server.js';
 export { startShop } from './server.js';
 export { formatShopTime, SHOP_TIME_ZONE } from './shop-time.js';
+export { ONLINE_GATEWAYS } from './writes/orders.js';

@@ -1,10 +1,10 @@
 import type { ResourceName } from '../shopify/resources.js';
 import { API_PREFIX } from '../shopify/resources.js';
+import { customerOrderEntries } from './customer-orders.js';
 import { ERRORS } from './errors.js';
 import { oversizedPageReply } from './fault-replies.js';
 import { parseFields, project } from './fields.js';
 import { FILTERS, FilterError, type Filters, parseFilters } from './filters.js';
-import { orderIndicesOfCustomer } from './generate/context.js';
 import { customerIndexFromEmail } from './generate/customer.js';
 import type { AnyFacts, CustomerFacts, OrderFacts } from './generate/facts.js';
 import { productShape } from './generate/product.js';
@@ -112,21 +112,9 @@ function buildView(
   if (scope.kind === 'customer-orders') {
     const customerId = scope.customerId;
     return explicit(() =>
-      state.memoize(`customer-orders:${customerId}:${sort.kind}`, () => {
-        const orders = state.stores.orders;
-        const entries: Entry<AnyFacts>[] = [];
-        const customerIndex = state.ctx.ids.customers.indexOf(customerId);
-        if (customerIndex >= 0 && customerIndex < state.ctx.sizes.customers) {
-          const { first, step, count } = orderIndicesOfCustomer(state.ctx, customerIndex);
-          for (let k = 0, index = first; k < count; k++, index += step) {
-            if (!orders.isShadowed(index)) entries.push({ facts: orders.model.facts(index) });
-          }
-        }
-        for (const entry of orders.overlayEntries()) {
-          if ((entry.facts as OrderFacts).customerId === customerId) entries.push(entry);
-        }
-        return sortedCandidates(sort, entries);
-      }),
+      state.memoize(`customer-orders:${customerId}:${sort.kind}`, () =>
+        sortedCandidates(sort, customerOrderEntries(state, customerId)),
+      ),
     );
   }
   if (scope.kind === 'search' && !filters.trivial) {

@@ -4,6 +4,7 @@ import { API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { LATENCY_PRESETS, type LatencyModel, type LatencyOptions } from './latency.js';
 import { type BucketShape, RATE_PRESETS, type RatePreset } from './rate-limit.js';
 import { DEFAULT_SCOPES } from './scopes.js';
+import type { OrderCreateThrottle, VariantCreateThrottle } from './writes/limits.js';
 
 export type { RatePreset } from './rate-limit.js';
 
@@ -72,9 +73,22 @@ export interface FaultOptions {
    * a server that silently loses records from its listing.
    */
   hiddenFromLists?: readonly string[];
+  /**
+   * Writes the shop applies whose answer never reaches the client, as when a connection drops or a gateway gives up
+   * after the server did the work: the record exists, the client saw an error. `rate` loses a seeded share of the
+   * applied writes (2xx); `writes` names them: a number is the ordinal of an applied write (1-based, counted from the
+   * shop's start or the last setFaults), a string a route label (`POST /orders.json`, every one) or a label with the
+   * ordinal among its own applied writes (`POST /orders.json#2`). `as` is how the answer is lost: `reset` (the
+   * connection is destroyed before any byte, after the write's response time; @default), or a 502 or 504 with
+   * Shopify's edge HTML body.
+   */
+  lostAnswers?: { rate?: number; writes?: readonly (number | string)[]; as?: LostAnswer };
   /** @default the shop seed */
   seed?: number;
 }
+
+/** How a lost answer reaches the client. */
+export type LostAnswer = 'reset' | 502 | 504;
 
 /** How many times each fault knob took effect (a request answered or a body or header damaged by it). */
 export type InjectedFaults = Partial<
@@ -135,6 +149,17 @@ export interface ShopOptions {
    * @default false
    */
   prerender?: boolean;
+  /**
+   * A development or trial store's order limit: at most `orders` orders created per `windowMs` (default a minute;
+   * Shopify's is 5), sliding; the excess gets a 429 with Shopify's body for it and no `Retry-After`. @default none
+   */
+  orderCreateThrottle?: OrderCreateThrottle;
+  /**
+   * Shopify's variant-creation limit: once the shop has `afterVariants` variants (Shopify: 50,000), creations of more
+   * than `variants` per `windowMs` (Shopify: 1,000 per day) get a 429 with Shopify's body for it: product create, a
+   * product PUT that adds variants, and the variant endpoint. @default none
+   */
+  variantCreateThrottle?: VariantCreateThrottle;
 }
 
 export interface ResolvedShopOptions {
@@ -152,6 +177,8 @@ export interface ResolvedShopOptions {
   scopes: readonly string[];
   tls: { key: string; cert: string } | undefined;
   prerender: boolean;
+  orderCreateThrottle: OrderCreateThrottle | undefined;
+  variantCreateThrottle: VariantCreateThrottle | undefined;
 }
 
 export const MAX_GENERATED_RECORDS = 1_000_000;
@@ -199,7 +226,33 @@ export function resolveShopOptions(options: ShopOptions = {}): ResolvedShopOptio
     scopes: options.scopes ?? DEFAULT_SCOPES,
     tls: options.tls,
     prerender: options.prerender ?? false,
+    orderCreateThrottle: checkedThrottle('orderCreateThrottle', options.orderCreateThrottle, ['orders']),
+    variantCreateThrottle: checkedThrottle('variantCreateThrottle', options.variantCreateThrottle, [
+      'afterVariants',
+      'variants',
+    ]),
   };
+}
+
+/** A throttle knob whose counts are integers ≥ 0 and whose window is positive: JSON from a child shop is checked. */
+function checkedThrottle<T extends { windowMs?: number }>(
+  name: string,
+  knob: T | undefined,
+  counts: (keyof T)[],
+): T | undefined {
+  if (knob === undefined) return undefined;
+  for (const field of counts) {
+    const value = knob[field];
+    if (!(typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)) {
+      throw new ShopOptionsError(
+        `simulated shop: ${name}.${String(field)} must be an integer ≥ 0, got ${String(value)}`,
+      );
+    }
+  }
+  if (knob.windowMs !== undefined && !(knob.windowMs > 0)) {
+    throw new ShopOptionsError(`simulated shop: ${name}.windowMs must be > 0, got ${knob.windowMs}`);
+  }
+  return knob;
 }
 
 function resolveLatency(options: LatencyOptions = 'none'): LatencyModel {

@@ -96,5 +96,6 @@ export const STREAM = {
   churn: 52,
   latency: 53,
   oversizedPages: 54,
+  lostAnswers: 55,
   token: 61,
 } as const;

@@ -7,8 +7,11 @@ import { jsonReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { ordersVisibleFromMs } from './scopes.js';
 import type { ShopState } from './shop-state.js';
 import { activationUrl, createCustomer, deleteCustomer, sendInvite, updateCustomer } from './writes/customers.js';
-import { cancelOrder, createOrder, deleteOrder, setClosed, updateOrder } from './writes/orders.js';
-import { createProduct, createVariant, deleteProduct, updateProduct } from './writes/products.js';
+import { cancelOrder, setClosed } from './writes/order-actions.js';
+import { createOrder } from './writes/order-create.js';
+import { deleteOrder, updateOrder } from './writes/orders.js';
+import { createProduct, deleteProduct, updateProduct } from './writes/products.js';
+import { createVariant, showVariant, updateVariant } from './writes/variant-routes.js';
 
 export interface Route {
   /** For stats: method and path with ids replaced, e.g. `GET /orders/{id}.json`. */
@@ -20,6 +23,23 @@ export interface Route {
 }
 
 const PATH = /^\/(products|customers|orders)(?:\/(\d{1,20}|count|search))?(?:\/([a-z_]+))?\.json$/;
+const VARIANT_PATH = /^\/variants\/(\d{1,20})\.json$/;
+
+/** `GET` and `PUT variants/{id}.json`: a variant alone, under the products scope. */
+function matchVariant(method: string, path: string): Route | undefined {
+  const match = VARIANT_PATH.exec(path);
+  if (!match) return undefined;
+  const id = BigInt(match[1] as string);
+  const route = (kind: Route['kind'], run: Route['run']): Route => ({
+    label: `${method} /variants/{id}.json`,
+    kind,
+    resource: 'products',
+    run,
+  });
+  if (method === 'GET') return route('single', (s) => showVariant(s, id));
+  if (method === 'PUT') return route('write', (s, r) => updateVariant(s, r, id));
+  return undefined;
+}
 
 function showOne(state: ShopState, resource: ResourceName, request: SimRequest, id: bigint): Reply {
   const store = state.store(resource);
@@ -39,6 +59,7 @@ function showOne(state: ShopState, resource: ResourceName, request: SimRequest, 
 export function matchRoute(method: string, path: string): Route | undefined {
   const match = PATH.exec(path);
   if (!match) {
+    if (VARIANT_PATH.test(path)) return matchVariant(method, path);
     if (/^\/(products|customers|orders)[/\w]*\.(?!json$)\w+$/.test(path)) throw new ReplyError(ERRORS.notAcceptable());
     return undefined;
   }

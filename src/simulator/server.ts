@@ -8,14 +8,21 @@ import { API_PREFIX, type ResourceName } from '../shopify/resources.js';
 import { ACCESS_SCOPES_PATH } from '../shopify/scopes.js';
 import { churn } from './churn.js';
 import { ERRORS } from './errors.js';
-import { countBodyFault, faultReply } from './fault-replies.js';
+import { countBodyFault, faultReply, lostAnswerReply } from './fault-replies.js';
 import type { FaultDecision } from './faults.js';
 import { type LatencyKind, medianLatencyMs } from './latency.js';
-import { type FaultOptions, type InjectedFaults, resolveShopOptions, type ShopOptions } from './options.js';
+import {
+  type FaultOptions,
+  type InjectedFaults,
+  type LostAnswer,
+  resolveShopOptions,
+  type ShopOptions,
+} from './options.js';
 import { errorReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { matchRoute } from './router.js';
 import { accessScopesReply, requireScope } from './scopes.js';
 import { ShopState } from './shop-state.js';
+import type { SideEffects } from './writes/ledger.js';
 
 export interface RunningShop {
   /** `http://127.0.0.1:<port>` (https with the tls option); the API lives under `url + API_PREFIX`. */
@@ -28,14 +35,25 @@ export interface RunningShop {
   count(resource: ResourceName): number;
   stats(): {
     requests: number;
+    /** 429s: the bucket's, the fault knobs', and the write limits' (orderCreateThrottle, variantCreateThrottle). */
     throttled: number;
     byPath: Record<string, number>;
     faults: InjectedFaults;
+    /** Writes the shop applied (2xx), including those whose answer was lost. */
+    writes: number;
+    /** Applied writes whose answer the client never got (FaultOptions.lostAnswers). */
+    lostAnswers: number;
+    /** Creations refused by orderCreateThrottle and variantCreateThrottle. */
+    writeLimits: { orderCreate: number; variantCreate: number };
+    /** Mails, stock moves and refunds the writes would have caused on a real shop. */
+    sideEffects: SideEffects;
     /** The most requests the shop held at once, and when (performance.now() of its process) it was first and last busy. */
     busy: { mostInFlight: number; firstArrivalMs: number | undefined; lastAnswerMs: number | undefined };
   };
   /** Replaces the fault knobs (and restarts their seeded stream) while the shop runs. */
   setFaults(faults: FaultOptions): void;
+  /** Metafields written inline on a record (`variants` for a variant's), as Shopify would list them; [] when none. */
+  metafields(resource: ResourceName | 'variants', id: bigint): JsonObject[];
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -119,7 +137,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     let resource: ResourceName | undefined;
     // The latency is the shop's response time, counted from the request's arrival: the simulator's own work of
     // building the page happens inside it, as a real shop's does, instead of adding to it. Every 429 is answered fast.
-    const finish = async (reply: Reply, fault?: FaultDecision) => {
+    const finish = async (reply: Reply, fault?: FaultDecision, lost?: LostAnswer) => {
       const median = medianLatencyMs(resolved.latency, {
         kind: reply.status === 429 ? 'rejected' : kind,
         resource,
@@ -128,7 +146,12 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       });
       const wait = arrivedMs + median * luck.factor + luck.stallMs - performance.now();
       if (wait > 0) await sleep(wait);
-      await send(response, reply.status, { ...headers, ...reply.headers }, reply.text, fault);
+      if (lost === 'reset') {
+        response.socket?.destroy();
+        return;
+      }
+      const sent = lost === undefined ? reply : lostAnswerReply(lost);
+      await send(response, sent.status, { ...headers, ...sent.headers }, sent.text, fault);
     };
     const scopesAsked = url.pathname === ACCESS_SCOPES_PATH && method === 'GET';
     if (!url.pathname.startsWith(`${API_PREFIX}/`) && !scopesAsked) {
@@ -192,6 +215,14 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
         ...(fault && { linkFaults: { malformed: fault.malformedLink, cursorLoop: fault.cursorLoop } }),
       };
       reply = route.run(state, simRequest);
+      if (route.kind === 'write' && reply.status >= 200 && reply.status < 300) {
+        state.stats.writes++;
+        const lost = state.faults.lostAnswer(route.label);
+        if (lost !== undefined) {
+          state.injected('lostAnswers');
+          return finish(reply, undefined, lost);
+        }
+      }
     } catch (error) {
       if (!(error instanceof ReplyError)) throw error;
       reply = errorReply(error.error);
@@ -241,6 +272,10 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       throttled: state.stats.throttled,
       byPath: { ...state.stats.byPath },
       faults: { ...state.stats.faults },
+      writes: state.stats.writes,
+      lostAnswers: state.stats.faults.lostAnswers ?? 0,
+      writeLimits: { ...state.stats.writeLimits },
+      sideEffects: structuredClone(state.ledger.sideEffects),
       busy: {
         mostInFlight: busy.mostInFlight,
         firstArrivalMs: busy.firstArrivalMs,
@@ -248,5 +283,6 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       },
     }),
     setFaults: (faults) => state.setFaults(faults),
+    metafields: (resource, id) => structuredClone(state.ledger.metafields.get(`${resource}/${id}`) ?? []),
   };
 }

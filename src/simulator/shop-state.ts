@@ -8,6 +8,8 @@ import { customerModel, orderModel, productModel, type ResourceModel, withUnknow
 import type { FaultOptions, InjectedFaults, ResolvedShopOptions } from './options.js';
 import { LeakyBucket } from './rate-limit.js';
 import { ResourceStore } from './store.js';
+import { WriteLedger } from './writes/ledger.js';
+import { WriteLimits } from './writes/limits.js';
 
 export interface Stores {
   products: ResourceStore<ProductFacts>;
@@ -23,6 +25,8 @@ export class ShopState {
   readonly stores: Stores;
   faults: FaultPlan;
   readonly latency: LatencyDraws;
+  readonly ledger = new WriteLedger();
+  readonly limits: WriteLimits;
   private readonly buckets = new Map<string, LeakyBucket>();
   private readonly memo = new Map<string, unknown>();
   private readonly lasting = new Map<string, unknown>();
@@ -31,6 +35,10 @@ export class ShopState {
     throttled: 0,
     byPath: {} as Record<string, number>,
     faults: {} as InjectedFaults,
+    /** Write requests the shop applied (a 2xx, whether or not the client got the answer). */
+    writes: 0,
+    /** Writes refused by the limits beyond the bucket (also counted in `throttled`). */
+    writeLimits: { orderCreate: 0, variantCreate: 0 },
   };
 
   constructor(readonly options: ResolvedShopOptions) {
@@ -49,6 +57,7 @@ export class ShopState {
     if (options.prerender) for (const store of Object.values(this.stores)) store.prerender();
     this.faults = new FaultPlan(options.faults, options.seed);
     this.latency = new LatencyDraws(options.latency, options.seed);
+    this.limits = new WriteLimits(options);
   }
 
   store(resource: ResourceName): ResourceStore<AnyFacts> {

@@ -87,6 +87,12 @@ export class ResourceStore<F extends BaseFacts> {
     for (let index = 0; index < this.model.size; index++) this.textOf({ facts: this.model.facts(index) });
   }
 
+  /** The index and size class `allocate` will hand out next, without taking it (to validate children's ids first). */
+  nextIndex(): { index: number; big: boolean } {
+    const index = this.model.size + this.created;
+    return { index, big: this.ids.isBig(index) };
+  }
+
   /** A fresh index and id for a record created now (indices past the generated ones). */
   allocate(): { index: number; id: bigint; big: boolean } {
     const index = this.model.size + this.created++;

@@ -11,7 +11,7 @@ import { type Manifest, serializeManifest } from '../../src/snapshot/manifest.js
 import { failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { queryIn } from '../helpers/duckdb-query.js';
 import { gunzipLines } from '../helpers/snapshot-files.js';
-import { clientFor } from '../simulator/shop-client.js';
+import { clientFor, deletableOrders } from '../simulator/shop-client.js';
 
 const TOKEN = 'shpat_verify_live_3e1d';
 
@@ -37,12 +37,19 @@ beforeAll(async () => {
   expect(run.code, run.stderr).toBe(0);
   const { location, manifest } = JSON.parse(run.stdout) as { location: string; manifest: Manifest };
   const client = clientFor(shop);
-  const [product, customer] = [[...shop.records('products')][0], [...shop.records('customers')][1]];
+  const product = [...shop.records('products')][0];
   const updated = String(product?.id);
-  const deleted = String(customer?.id);
   expect(
     (await client.put(`/products/${updated}.json`, { product: { id: product?.id, title: 'Renamed' } })).status,
   ).toBe(200);
+  // Shopify deletes a customer only without orders: one whose orders can all be deleted goes with them.
+  const deletable = new Set(deletableOrders(shop).map((order) => String(order.id)));
+  const ordersOf = (id: unknown) =>
+    [...shop.records('orders')].filter((order) => (order.customer as { id?: unknown } | null)?.id === id);
+  const customer = [...shop.records('customers')].find((c) => ordersOf(c.id).every((o) => deletable.has(String(o.id))));
+  const deleted = String(customer?.id);
+  for (const order of ordersOf(customer?.id))
+    expect((await client.delete(`/orders/${order.id}.json`)).status).toBe(200);
   expect((await client.delete(`/customers/${deleted}.json`)).status).toBe(200);
   snapshot = { location, manifest, updated, deleted };
 });

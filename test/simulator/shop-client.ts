@@ -1,6 +1,6 @@
 import { type JsonObject, type JsonValue, parseJson } from '../../src/shopify/json.js';
 import { API_PREFIX } from '../../src/shopify/resources.js';
-import type { RunningShop } from '../../src/simulator/index.js';
+import { ONLINE_GATEWAYS, type RunningShop } from '../../src/simulator/index.js';
 
 export interface Served {
   status: number;
@@ -67,4 +67,17 @@ export async function crawl(client: ShopClient, firstPath: string, key: string):
 export function decodeToken(url: string): JsonObject {
   const token = new URL(url).searchParams.get('page_info') ?? '';
   return parseJson(Buffer.from(token, 'base64url').toString('utf8')) as JsonObject;
+}
+
+/** Orders Shopify lets an app delete: none paid through an online gateway (the simulated shop refuses those too). */
+export function deletableOrders(shop: RunningShop): JsonObject[] {
+  return [...shop.records('orders')].filter((order) => !ONLINE_GATEWAYS.includes(String(order.gateway)));
+}
+
+/** Customers Shopify lets an app delete: those without orders. */
+export function customersWithoutOrders(shop: RunningShop): JsonObject[] {
+  const buyers = new Set(
+    [...shop.records('orders')].map((order) => String((order.customer as JsonObject | null)?.id ?? '')),
+  );
+  return [...shop.records('customers')].filter((customer) => !buyers.has(String(customer.id)));
 }

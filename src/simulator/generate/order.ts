@@ -374,33 +374,7 @@ export function buildOrder(ctx: GenContext, facts: OrderFacts): JsonObject {
     [2, 1],
   ] as const);
   const tags = rng.chance(0.6) ? '' : [...new Set([rng.pick(TAGS), rng.pick(TAGS)])].sort().join(', ');
-  const customerInOrder =
-    customer === null
-      ? null
-      : {
-          id: customer.id as JsonValue,
-          email: customer.email as JsonValue,
-          accepts_marketing: customer.accepts_marketing as JsonValue,
-          created_at: customer.created_at as JsonValue,
-          updated_at: customer.updated_at as JsonValue,
-          first_name: customer.first_name as JsonValue,
-          last_name: customer.last_name as JsonValue,
-          state: customer.state as JsonValue,
-          note: customer.note as JsonValue,
-          verified_email: customer.verified_email as JsonValue,
-          multipass_identifier: null,
-          tax_exempt: customer.tax_exempt as JsonValue,
-          tags: customer.tags as JsonValue,
-          currency: customer.currency as JsonValue,
-          phone: customer.phone as JsonValue,
-          accepts_marketing_updated_at: customer.accepts_marketing_updated_at as JsonValue,
-          marketing_opt_in_level: customer.marketing_opt_in_level as JsonValue,
-          tax_exemptions: customer.tax_exemptions as JsonValue,
-          email_marketing_consent: customer.email_marketing_consent as JsonValue,
-          sms_marketing_consent: customer.sms_marketing_consent as JsonValue,
-          admin_graphql_api_id: customer.admin_graphql_api_id as JsonValue,
-          default_address: customer.default_address as JsonValue,
-        };
+  const customerInOrder = customer === null ? null : orderCustomer(customer);
 
   return {
     id,
@@ -558,5 +532,33 @@ export function buildOrder(ctx: GenContext, facts: OrderFacts): JsonObject {
               discount_allocations: [],
             },
           ],
+  };
+}
+
+/** The customer as an order embeds it: the customer record without its order aggregates and address list. */
+export function orderCustomer(customer: JsonObject): JsonObject {
+  return {
+    id: customer.id as JsonValue,
+    email: customer.email as JsonValue,
+    accepts_marketing: customer.accepts_marketing as JsonValue,
+    created_at: customer.created_at as JsonValue,
+    updated_at: customer.updated_at as JsonValue,
+    first_name: customer.first_name as JsonValue,
+    last_name: customer.last_name as JsonValue,
+    state: customer.state as JsonValue,
+    note: customer.note as JsonValue,
+    verified_email: customer.verified_email as JsonValue,
+    multipass_identifier: customer.multipass_identifier as JsonValue,
+    tax_exempt: customer.tax_exempt as JsonValue,
+    tags: customer.tags as JsonValue,
+    currency: customer.currency as JsonValue,
+    phone: customer.phone as JsonValue,
+    accepts_marketing_updated_at: customer.accepts_marketing_updated_at as JsonValue,
+    marketing_opt_in_level: customer.marketing_opt_in_level as JsonValue,
+    tax_exemptions: customer.tax_exemptions as JsonValue,
+    email_marketing_consent: customer.email_marketing_consent as JsonValue,
+    sms_marketing_consent: customer.sms_marketing_consent as JsonValue,
+    admin_graphql_api_id: customer.admin_graphql_api_id as JsonValue,
+    default_address: customer.default_address as JsonValue,
   };
 }

@@ -1,18 +1,21 @@
-import type { JsonObject } from '../../shopify/json.js';
+import type { JsonObject, JsonValue } from '../../shopify/json.js';
+import { customerOrderEntries } from '../customer-orders.js';
 import { ERRORS } from '../errors.js';
 import { customerIndexFromEmail } from '../generate/customer.js';
 import type { CustomerFacts } from '../generate/facts.js';
-import { CHILD_BASES, childId, wireId } from '../ids.js';
+import { CHILD_BASES, childId, type WireId, wireId } from '../ids.js';
 import { Rng, STREAM } from '../random.js';
 import { jsonReply, type Reply, ReplyError, type SimRequest } from '../reply.js';
 import type { ShopState } from '../shop-state.js';
 import { formatShopTime } from '../shop-time.js';
 import type { Entry } from '../store.js';
-import { isObject, normalizeTags, optionalBody, stringOr, unwrap } from './envelope.js';
+import { customerAddress } from './addresses.js';
+import { isObject, normalizeTags, optionalBody, stringOr, timeInput, unwrap } from './envelope.js';
+import { metafieldKey, readMetafields, saveMetafields } from './metafields.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const TEXT_FIELDS = ['first_name', 'last_name', 'note', 'multipass_identifier'] as const;
-const FLAG_FIELDS = ['accepts_marketing', 'tax_exempt', 'verified_email'] as const;
+const TEXT_FIELDS = ['first_name', 'last_name', 'note', 'multipass_identifier', 'marketing_opt_in_level'] as const;
+const FLAG_FIELDS = ['tax_exempt', 'verified_email'] as const;
 
 function existing(state: ShopState, id: bigint): Entry<CustomerFacts> {
   const entry = state.stores.customers.find(id);
@@ -21,7 +24,7 @@ function existing(state: ShopState, id: bigint): Entry<CustomerFacts> {
 }
 
 /** Shopify keeps emails and phones unique per shop. Generated emails name their index, so no scan is needed. */
-function takenBy(state: ShopState, field: 'email' | 'phone', value: string): bigint | undefined {
+export function customerWith(state: ShopState, field: 'email' | 'phone', value: string): bigint | undefined {
   const store = state.stores.customers;
   const wanted = value.toLowerCase();
   const read = (facts: CustomerFacts) => (field === 'email' ? facts.email : facts.phone)?.toLowerCase();
@@ -35,115 +38,203 @@ function takenBy(state: ShopState, field: 'email' | 'phone', value: string): big
   return undefined;
 }
 
-function checkUnique(state: ShopState, input: JsonObject, self: bigint | null): void {
+/** 422 `{"errors":{"email":["has already been taken"]}}` (or phone) when another customer holds the value. */
+export function refuseTaken(state: ShopState, input: JsonObject, self: bigint | null): void {
   const errors: Record<string, string[]> = {};
   if (typeof input.email === 'string' && input.email !== '') {
     if (!EMAIL.test(input.email)) errors.email = ['is invalid'];
     else {
-      const owner = takenBy(state, 'email', input.email);
+      const owner = customerWith(state, 'email', input.email);
       if (owner !== undefined && owner !== self) errors.email = ['has already been taken'];
     }
   }
   if (typeof input.phone === 'string' && input.phone !== '') {
-    const owner = takenBy(state, 'phone', input.phone);
+    const owner = customerWith(state, 'phone', input.phone);
     if (owner !== undefined && owner !== self) errors.phone = ['has already been taken'];
   }
   if (Object.keys(errors).length > 0) throw new ReplyError(ERRORS.validation(errors));
 }
 
-function addressesOf(input: JsonObject, customerId: JsonObject[string], index: number, big: boolean): JsonObject[] {
-  const list = Array.isArray(input.addresses) ? input.addresses.filter(isObject) : [];
-  return list.map((address, k) => {
-    const first = stringOr(address.first_name, stringOr(input.first_name, null));
-    const last = stringOr(address.last_name, stringOr(input.last_name, null));
-    return {
-      id: childId(CHILD_BASES.address, index, k, big),
-      customer_id: customerId,
-      first_name: first,
-      last_name: last,
-      company: stringOr(address.company, null),
-      address1: stringOr(address.address1, null),
-      address2: stringOr(address.address2, null),
-      city: stringOr(address.city, null),
-      province: stringOr(address.province, null),
-      country: stringOr(address.country, null),
-      zip: stringOr(address.zip, null),
-      phone: stringOr(address.phone, null),
-      name: [first, last].filter((part) => part).join(' '),
-      province_code: stringOr(address.province_code, null),
-      country_code: stringOr(address.country_code, null),
-      country_name: stringOr(address.country, null),
-      default: k === 0,
-    };
-  });
-}
-
-/** POST customers.json → 201; 422 without a name, email or phone, or with a taken email/phone. */
-export function createCustomer(state: ShopState, request: SimRequest): Reply {
-  const input = unwrap(request, 'customer');
-  const has = (key: string) => typeof input[key] === 'string' && (input[key] as string).trim() !== '';
-  if (!has('first_name') && !has('last_name') && !has('email') && !has('phone')) {
-    throw new ReplyError(ERRORS.validation({ base: ['Customer must have a name, phone number or email address'] }));
+/** Rails' password rules: at least 5 characters, and the confirmation (when sent) equal. */
+function refuseBadPassword(input: JsonObject): void {
+  if (input.password === undefined) return;
+  if (typeof input.password !== 'string' || input.password.length < 5) {
+    throw new ReplyError(ERRORS.validation({ password: ['is too short (minimum is 5 characters)'] }));
   }
-  checkUnique(state, input, null);
-  const store = state.stores.customers;
-  const { index, id, big } = store.allocate();
-  const customerId = wireId(id);
-  const now = formatShopTime(state.nowMs());
-  const addresses = addressesOf(input, customerId, index, big);
-  const record: JsonObject = {
-    id: customerId,
-    email: stringOr(input.email, null),
-    accepts_marketing: input.accepts_marketing === true,
-    created_at: now,
-    updated_at: now,
-    first_name: stringOr(input.first_name, null),
-    last_name: stringOr(input.last_name, null),
-    orders_count: 0,
-    state: typeof input.password === 'string' ? 'enabled' : 'disabled',
-    total_spent: '0.00',
-    last_order_id: null,
-    note: stringOr(input.note, null),
-    verified_email: input.verified_email !== false,
-    multipass_identifier: stringOr(input.multipass_identifier, null),
-    tax_exempt: input.tax_exempt === true,
-    tags: normalizeTags(input.tags) ?? '',
-    last_order_name: null,
-    currency: state.ctx.currency,
-    phone: stringOr(input.phone, null),
-    addresses,
-    accepts_marketing_updated_at: now,
-    marketing_opt_in_level: null,
-    tax_exemptions: [],
-    email_marketing_consent: null,
-    sms_marketing_consent: null,
-    admin_graphql_api_id: `gid://shopify/Customer/${customerId}`,
-    ...(addresses[0] && { default_address: addresses[0] }),
-  };
-  store.save(record);
-  return jsonReply(201, { customer: record }, 1);
+  if (input.password_confirmation !== undefined && input.password_confirmation !== input.password) {
+    throw new ReplyError(ERRORS.validation({ password_confirmation: ["doesn't match Password"] }));
+  }
 }
 
-/** PUT customers/{id}.json: body wrapped (`{"customer":{…}}`) or flat as in the seed; bumps updated_at. */
-export function updateCustomer(state: ShopState, request: SimRequest, id: bigint): Reply {
-  const store = state.stores.customers;
-  const entry = existing(state, id);
-  const input = unwrap(request, 'customer', true);
-  checkUnique(state, input, id);
-  const record = structuredClone(store.recordOf(entry));
+/** Marketing consent as 2022-01 serves it beside `accepts_marketing` (EX22 GET responses carry both). */
+function emailConsent(record: JsonObject): JsonObject {
+  const subscribed = record.accepts_marketing === true;
+  return {
+    state: subscribed ? 'subscribed' : 'not_subscribed',
+    opt_in_level: subscribed ? (stringOr(record.marketing_opt_in_level, 'single_opt_in') as string) : null,
+    consent_updated_at: record.accepts_marketing_updated_at as JsonValue,
+  };
+}
+
+/** The marketing fields a create or update gives; a change of `accepts_marketing` stamps its time unless given. */
+function applyMarketing(record: JsonObject, input: JsonObject, now: string): void {
+  const at = timeInput(input.accepts_marketing_updated_at, 'accepts_marketing_updated_at');
+  if (typeof input.accepts_marketing === 'boolean' && input.accepts_marketing !== record.accepts_marketing) {
+    record.accepts_marketing = input.accepts_marketing;
+    record.accepts_marketing_updated_at = now;
+  }
+  if (at !== undefined) record.accepts_marketing_updated_at = formatShopTime(at);
+  if (Array.isArray(input.tax_exemptions)) record.tax_exemptions = input.tax_exemptions.map(String);
+  if (isObject(input.sms_marketing_consent) || input.sms_marketing_consent === null) {
+    record.sms_marketing_consent = input.sms_marketing_consent;
+  }
+  record.email_marketing_consent = emailConsent(record);
+}
+
+function applyFields(record: JsonObject, input: JsonObject): void {
   if (typeof input.email === 'string' || input.email === null) record.email = input.email;
   if (typeof input.phone === 'string' || input.phone === null) record.phone = input.phone;
   for (const key of TEXT_FIELDS) if (typeof input[key] === 'string' || input[key] === null) record[key] = input[key];
   for (const key of FLAG_FIELDS) if (typeof input[key] === 'boolean') record[key] = input[key];
   const tags = normalizeTags(input.tags);
   if (tags !== undefined) record.tags = tags;
-  record.updated_at = formatShopTime(state.nowMs());
+}
+
+/**
+ * POST customers.json → 201. 422 without a name, email or phone, with a taken or invalid email, a taken phone, a bad
+ * password or metafield. `send_email_invite: true` sends the account invite (state `invited`); a password makes the
+ * account `enabled` and sends the welcome mail unless `send_email_welcome: false`. Both are counted, never sent.
+ */
+export function createCustomer(state: ShopState, request: SimRequest): Reply {
+  return jsonReply(201, { customer: insertCustomer(state, unwrap(request, 'customer')) }, 1);
+}
+
+/** Validates and stores a new customer (for customers.json, and for an order that brings a new customer along). */
+export function insertCustomer(state: ShopState, input: JsonObject): JsonObject {
+  const has = (key: string) => typeof input[key] === 'string' && (input[key] as string).trim() !== '';
+  if (!has('first_name') && !has('last_name') && !has('email') && !has('phone')) {
+    throw new ReplyError(ERRORS.validation({ base: ['Customer must have a name, phone number or email address'] }));
+  }
+  refuseTaken(state, input, null);
+  refuseBadPassword(input);
+  const metafields = readMetafields(input.metafields);
+  const store = state.stores.customers;
+  const { index, id, big } = store.allocate();
+  const customerId = wireId(id);
+  const now = formatShopTime(state.nowMs());
+  const invite = input.send_email_invite === true && has('email');
+  const enabled = typeof input.password === 'string';
+  const record: JsonObject = {
+    id: customerId,
+    email: null,
+    accepts_marketing: false,
+    created_at: now,
+    updated_at: now,
+    first_name: null,
+    last_name: null,
+    orders_count: 0,
+    state: enabled ? 'enabled' : invite ? 'invited' : 'disabled',
+    total_spent: '0.00',
+    last_order_id: null,
+    note: null,
+    verified_email: true,
+    multipass_identifier: null,
+    tax_exempt: false,
+    tags: '',
+    last_order_name: null,
+    currency: state.ctx.currency,
+    phone: null,
+    addresses: [],
+    accepts_marketing_updated_at: now,
+    marketing_opt_in_level: null,
+    tax_exemptions: [],
+    email_marketing_consent: null,
+    sms_marketing_consent: null,
+    admin_graphql_api_id: `gid://shopify/Customer/${customerId}`,
+    default_address: null,
+  };
+  applyFields(record, input);
+  if (typeof record.phone === 'string') {
+    // EX22's customer create: a phone comes with SMS consent not given.
+    record.sms_marketing_consent = {
+      state: 'not_subscribed',
+      opt_in_level: 'single_opt_in',
+      consent_updated_at: null,
+      consent_collected_from: 'OTHER',
+    };
+  }
+  applyMarketing(record, input, now);
+  const names = { first: record.first_name as string | null, last: record.last_name as string | null };
+  const addresses = (Array.isArray(input.addresses) ? input.addresses.filter(isObject) : []).map((address, k) =>
+    customerAddress(address, { id: childId(CHILD_BASES.address, index, k, big), customerId }, names, k === 0),
+  );
+  record.addresses = addresses;
+  record.default_address = addresses[0] ?? null;
+  store.save(record);
+  saveMetafields(state, 'customer', customerId, metafields, now, big);
+  const emails = state.ledger.sideEffects.emails;
+  if (invite && !enabled) emails.invites++;
+  if (input.send_email_welcome === true || (enabled && input.send_email_welcome !== false)) emails.welcomes++;
+  return record;
+}
+
+/**
+ * Addresses of a customer update. Whether Shopify replaces or merges an `addresses` array is unverified (restore.md
+ * §1.6); the simulated shop merges as Rails' nested attributes do: an address with an id is updated, one without is
+ * added, addresses left out stay.
+ */
+function mergeAddresses(state: ShopState, record: JsonObject, inputs: JsonObject[], big: boolean): void {
+  const addresses = structuredClone(record.addresses as JsonObject[]);
+  const names = { first: record.first_name as string | null, last: record.last_name as string | null };
+  for (const input of inputs) {
+    const k = addresses.findIndex((address) => input.id !== undefined && String(address.id) === String(input.id));
+    if (k >= 0) {
+      const old = addresses[k] as JsonObject;
+      addresses[k] = customerAddress(
+        { ...old, ...input },
+        { id: old.id as JsonValue, customerId: record.id as JsonValue },
+        names,
+        old.default === true,
+      );
+    } else {
+      const id = state.ledger.childId('address', big);
+      addresses.push(customerAddress(input, { id, customerId: record.id as JsonValue }, names, addresses.length === 0));
+    }
+  }
+  record.addresses = addresses;
+  record.default_address = addresses.find((address) => address.default === true) ?? null;
+}
+
+/** PUT customers/{id}.json: body wrapped (`{"customer":{…}}`) or flat as in the seed; partial; bumps updated_at. */
+export function updateCustomer(state: ShopState, request: SimRequest, id: bigint): Reply {
+  const store = state.stores.customers;
+  const entry = existing(state, id);
+  const input = unwrap(request, 'customer', true);
+  refuseTaken(state, input, id);
+  const metafields = readMetafields(input.metafields);
+  const record = structuredClone(store.recordOf(entry));
+  const now = formatShopTime(state.nowMs());
+  const big = state.ctx.ids.customers.isBig(state.ctx.ids.customers.indexOf(id));
+  applyFields(record, input);
+  applyMarketing(record, input, now);
+  if (Array.isArray(input.addresses)) mergeAddresses(state, record, input.addresses.filter(isObject), big);
+  record.updated_at = now;
   store.save(record, entry);
+  saveMetafields(state, 'customer', record.id as WireId, metafields, now, big);
   return jsonReply(200, { customer: record }, 1);
 }
 
+/**
+ * DELETE customers/{id}.json → 200 {}; a customer with orders cannot be deleted (REF20; Shopify staff in
+ * shopify-api-ruby#394): 422, with a body of our wording (Shopify's is unverified, restore.md §1.3).
+ */
 export function deleteCustomer(state: ShopState, id: bigint): Reply {
-  state.stores.customers.remove(existing(state, id));
+  const entry = existing(state, id);
+  if (customerOrderEntries(state, id).length > 0) {
+    throw new ReplyError(ERRORS.validation({ base: ['Cannot delete a customer who has orders'] }));
+  }
+  state.stores.customers.remove(entry);
+  state.ledger.metafields.delete(metafieldKey('customer', id));
   return jsonReply(200, {});
 }
 
@@ -164,7 +255,7 @@ export function activationUrl(state: ShopState, id: bigint): Reply {
   });
 }
 
-/** POST customers/{id}/send_invite.json → 201 {"customer_invite":{…}}; the customer's state becomes `invited`. */
+/** POST customers/{id}/send_invite.json → 201 {"customer_invite":{…}}; the customer becomes `invited`; counted. */
 export function sendInvite(state: ShopState, request: SimRequest, id: bigint): Reply {
   const store = state.stores.customers;
   const entry = existing(state, id);
@@ -178,6 +269,7 @@ export function sendInvite(state: ShopState, request: SimRequest, id: bigint): R
   record.state = 'invited';
   record.updated_at = formatShopTime(state.nowMs());
   store.save(record, entry);
+  state.ledger.sideEffects.emails.invites++;
   return jsonReply(201, {
     customer_invite: {
       to: stringOr(invite.to, record.email),

@@ -2,245 +2,223 @@ import type { JsonObject, JsonValue } from '../../shopify/json.js';
 import { ERRORS } from '../errors.js';
 import { slugify } from '../generate/context.js';
 import type { ProductFacts } from '../generate/facts.js';
-import { CHILD_BASES, childId, wireId } from '../ids.js';
-import { centsOf, money } from '../money.js';
+import { CHILD_BASES, childId, type WireId, wireId } from '../ids.js';
 import { jsonReply, type Reply, ReplyError, type SimRequest } from '../reply.js';
 import type { ShopState } from '../shop-state.js';
 import { formatShopTime } from '../shop-time.js';
 import type { Entry } from '../store.js';
-import { isObject, normalizeTags, stringOr, unwrap } from './envelope.js';
+import { isObject, normalizeTags, stringOr, timeInput, unwrap } from './envelope.js';
+import { handleTaken, uniqueHandle } from './handles.js';
+import { linkImages, newImage, refuseUnknownImages, refuseWithoutFile, replaceImages } from './images.js';
+import { metafieldKey, readMetafields, saveMetafields } from './metafields.js';
+import { newVariant, optionNames, optionsOf, refuseDuplicateOptions, replaceVariants } from './variants.js';
 
-const EDITABLE = ['body_html', 'vendor', 'product_type', 'template_suffix', 'published_scope', 'handle'] as const;
+const EDITABLE = ['body_html', 'vendor', 'product_type', 'template_suffix', 'published_scope'] as const;
 const STATUSES = ['active', 'draft', 'archived'];
-/** Variants created through the API take child slots from here on, clear of the generated ones. */
-const FIRST_API_VARIANT_SLOT = 10;
 
-function variantRecord(
-  input: JsonObject,
-  ids: { id: JsonValue; productId: JsonValue; inventoryItemId: JsonValue },
-  position: number,
-  now: string,
-  currency: string,
-): JsonObject {
-  const priceCents = centsOf(input.price ?? '0.00');
-  const compare =
-    input.compare_at_price === undefined || input.compare_at_price === null ? null : centsOf(input.compare_at_price);
-  const grams = typeof input.grams === 'number' ? input.grams : 0;
-  return {
-    id: ids.id,
-    product_id: ids.productId,
-    title:
-      [input.option1, input.option2, input.option3].filter((o) => typeof o === 'string').join(' / ') || 'Default Title',
-    price: money(Number.isNaN(priceCents) ? 0 : priceCents),
-    sku: stringOr(input.sku, ''),
-    position,
-    inventory_policy: stringOr(input.inventory_policy, 'deny'),
-    compare_at_price: compare === null || Number.isNaN(compare) ? null : money(compare),
-    fulfillment_service: 'manual',
-    inventory_management: stringOr(input.inventory_management, 'shopify'),
-    option1: stringOr(input.option1, position === 1 ? 'Default Title' : null),
-    option2: stringOr(input.option2, null),
-    option3: stringOr(input.option3, null),
-    created_at: now,
-    updated_at: now,
-    taxable: input.taxable !== false,
-    barcode: stringOr(input.barcode, null),
-    grams,
-    image_id: null,
-    weight: Math.round(grams / 4.5359237) / 100,
-    weight_unit: 'lb',
-    inventory_item_id: ids.inventoryItemId,
-    inventory_quantity: 0,
-    old_inventory_quantity: 0,
-    presentment_prices: [
-      {
-        price: { amount: money(Number.isNaN(priceCents) ? 0 : priceCents), currency_code: currency },
-        compare_at_price: null,
-      },
-    ],
-    requires_shipping: input.requires_shipping !== false,
-    admin_graphql_api_id: `gid://shopify/ProductVariant/${String(ids.id)}`,
-  };
+function titleOf(value: JsonValue | undefined): string {
+  const title = typeof value === 'string' ? value.trim() : '';
+  if (title === '') throw new ReplyError(ERRORS.validation({ title: ["can't be blank"] }));
+  return title;
 }
 
-function optionsOf(productId: JsonValue, variants: JsonObject[], index: number, big: boolean): JsonObject[] {
-  const names = ['Title', 'Option2', 'Option3'];
-  const options: JsonObject[] = [];
-  for (let slot = 0; slot < 3; slot++) {
-    const key = `option${slot + 1}`;
-    const values = [...new Set(variants.map((v) => v[key]).filter((v): v is string => typeof v === 'string'))];
-    if (values.length === 0) continue;
-    options.push({
-      id: childId(CHILD_BASES.option, index, slot, big),
-      product_id: productId,
-      name: names[slot] as string,
-      position: slot + 1,
-      values,
-    });
+function statusOf(value: JsonValue | undefined): string {
+  if (typeof value !== 'string' || !STATUSES.includes(value)) {
+    throw new ReplyError(ERRORS.validation({ status: ['is not included in the list'] }));
   }
-  return options;
+  return value;
 }
 
-/** POST products.json → 201 {"product":{…}}; 422 when the title is blank. */
+function objects(value: JsonValue | undefined): JsonObject[] | undefined {
+  return Array.isArray(value) ? value.filter(isObject) : undefined;
+}
+
+/** Where a product's index and size class come from: its id (generated and created ids both map back). */
+export function productPlace(state: ShopState, id: bigint): { index: number; big: boolean } {
+  const index = state.ctx.ids.products.indexOf(id);
+  return { index, big: state.ctx.ids.products.isBig(index) };
+}
+
+/**
+ * `published_at` as Shopify sets it: null for a product not published (`published: false`, or a status other than
+ * active); else the time given (whether 2022-01 keeps a historical value is unverified, restore.md §1.2: the simulated
+ * shop keeps it), else the time it was published, else now.
+ */
+function publishedAt(input: JsonObject, status: string, current: JsonValue | undefined, now: string): JsonValue {
+  const given = timeInput(input.published_at, 'published_at');
+  if (input.published === false || input.published_at === null || status !== 'active') return null;
+  if (given !== undefined) return formatShopTime(given);
+  return typeof current === 'string' ? current : now;
+}
+
+/**
+ * POST products.json → 201 {"product":{…}}: options, variants and images in one create; the handle made unique;
+ * metafields on the product and its variants kept. 422 for a blank title, an unknown status, duplicate option values,
+ * an image without a file or a bad metafield; 429 from the variant-creation limit.
+ */
 export function createProduct(state: ShopState, request: SimRequest): Reply {
   const input = unwrap(request, 'product');
-  const title = typeof input.title === 'string' ? input.title.trim() : '';
-  if (title === '') throw new ReplyError(ERRORS.validation({ title: ["can't be blank"] }));
-  const status = stringOr(input.status, 'active') as string;
-  if (!STATUSES.includes(status)) throw new ReplyError(ERRORS.validation({ status: ['is not included in the list'] }));
+  const title = titleOf(input.title);
+  const status = input.status === undefined ? 'active' : statusOf(input.status);
+  const metafields = readMetafields(input.metafields);
+  const listed = objects(input.variants) ?? [];
+  const variantInputs = listed.length > 0 ? listed : [{}];
+  const variantMetafields = variantInputs.map((variant) => readMetafields(variant.metafields));
+  refuseDuplicateOptions(variantInputs.map((variant) => ({ option1: 'Default Title', ...variant })));
+  const imageInputs = objects(input.images) ?? [];
+  for (const image of imageInputs) refuseWithoutFile(image);
+  state.limits.checkVariants(state, variantInputs.length);
+
   const store = state.stores.products;
   const { index, id, big } = store.allocate();
   const productId = wireId(id);
   const nowMs = state.nowMs();
   const now = formatShopTime(nowMs);
-  const variantInputs =
-    Array.isArray(input.variants) && input.variants.length > 0 ? input.variants.filter(isObject) : [{}];
-  const variants = variantInputs.map((variant, k) =>
-    variantRecord(
-      variant,
-      {
-        id: childId(CHILD_BASES.variant, index, k, big),
-        productId,
-        inventoryItemId: childId(CHILD_BASES.inventoryItem, index, k, big),
-      },
-      k + 1,
-      now,
-      state.ctx.currency,
-    ),
-  );
-  const images: JsonObject[] = (Array.isArray(input.images) ? input.images.filter(isObject) : []).map((image, k) => {
-    const imageId = childId(CHILD_BASES.image, index, k, big);
-    return {
-      id: imageId,
-      product_id: productId,
-      position: k + 1,
-      created_at: now,
-      updated_at: now,
-      alt: stringOr(image.alt, null),
-      width: 0,
-      height: 0,
-      src: stringOr(image.src, `https://cdn.shopify.com/s/files/1/0005/4838/0009/products/${String(imageId)}.jpg`),
-      variant_ids: [],
-      admin_graphql_api_id: `gid://shopify/ProductImage/${String(imageId)}`,
+  const variants = variantInputs.map((variant, k) => {
+    const ids = {
+      id: childId(CHILD_BASES.variant, index, k, big),
+      productId,
+      inventoryItemId: childId(CHILD_BASES.inventoryItem, index, k, big),
     };
+    const made = newVariant(variant, ids, now, state.ctx.currency);
+    made.position = k + 1;
+    return made;
   });
-  const published = input.published !== false && status === 'active';
+  const images = imageInputs.map((image, k) =>
+    newImage(image, { id: childId(CHILD_BASES.image, index, k, big), productId }, k + 1, { text: now, ms: nowMs }),
+  );
+  linkImages(variants, images, undefined);
+  const wantedHandle = stringOr(input.handle, '')?.trim() || slugify(title);
   const record: JsonObject = {
     id: productId,
     title,
     body_html: stringOr(input.body_html, ''),
-    vendor: stringOr(input.vendor, 'shopsnap-sim'),
+    vendor: stringOr(input.vendor, state.ctx.shopDomain.split('.')[0] ?? ''),
     product_type: stringOr(input.product_type, ''),
     created_at: now,
-    handle: stringOr(input.handle, `${slugify(title)}-${index + 1}`),
+    handle: uniqueHandle((handle) => handleTaken(state, handle, null), wantedHandle),
     updated_at: now,
-    published_at: published ? now : null,
+    published_at: publishedAt(input, status, undefined, now),
     template_suffix: stringOr(input.template_suffix, null),
     status,
     published_scope: stringOr(input.published_scope, 'web'),
     tags: normalizeTags(input.tags) ?? '',
     admin_graphql_api_id: `gid://shopify/Product/${productId}`,
     variants,
-    options: optionsOf(productId, variants, index, big),
+    options: optionsOf(productId, variants, index, big, optionNames(input.options)),
     images,
     image: images[0] ?? null,
   };
   store.save(record);
+  saveMetafields(state, 'product', productId, metafields, now, big);
+  variants.forEach((variant, k) => {
+    saveMetafields(state, 'variant', variant.id as WireId, variantMetafields[k] ?? [], now, big);
+  });
+  state.limits.variantsCreated(variants.length);
   return jsonReply(201, { product: record }, 1);
 }
 
-function existing(state: ShopState, id: bigint): Entry<ProductFacts> {
+export function existingProduct(state: ShopState, id: bigint): Entry<ProductFacts> {
   const entry = state.stores.products.find(id);
   if (!entry) throw new ReplyError(ERRORS.notFound());
   return entry;
 }
 
-/** PUT products/{id}.json: merges the given fields; variants merge by id; bumps updated_at. */
+/**
+ * PUT products/{id}.json: scalar fields are partial (omitted ones kept); `variants` and `images` are whole sets that
+ * replace the product's (see replaceVariants, replaceImages); a new handle is made unique; bumps updated_at.
+ */
 export function updateProduct(state: ShopState, request: SimRequest, id: bigint): Reply {
   const store = state.stores.products;
-  const entry = existing(state, id);
+  const entry = existingProduct(state, id);
   const input = unwrap(request, 'product');
   const record = structuredClone(store.recordOf(entry));
-  if (input.title !== undefined) {
-    const title = typeof input.title === 'string' ? input.title.trim() : '';
-    if (title === '') throw new ReplyError(ERRORS.validation({ title: ["can't be blank"] }));
-    record.title = title;
-  }
-  if (input.status !== undefined) {
-    if (typeof input.status !== 'string' || !STATUSES.includes(input.status)) {
-      throw new ReplyError(ERRORS.validation({ status: ['is not included in the list'] }));
-    }
-    record.status = input.status;
-  }
+  const { index, big } = productPlace(state, id);
+  const nowMs = state.nowMs();
+  const now = formatShopTime(nowMs);
+  const currency = state.ctx.currency;
+  if (input.title !== undefined) record.title = titleOf(input.title);
+  if (input.status !== undefined) record.status = statusOf(input.status);
   for (const key of EDITABLE) if (typeof input[key] === 'string' || input[key] === null) record[key] = input[key];
+  if (typeof input.handle === 'string' && input.handle.trim() !== '' && input.handle !== record.handle) {
+    record.handle = uniqueHandle((handle) => handleTaken(state, handle, id), input.handle.trim());
+  }
   const tags = normalizeTags(input.tags);
   if (tags !== undefined) record.tags = tags;
-  const now = formatShopTime(state.nowMs());
-  if (input.published === true && record.published_at === null) record.published_at = now;
-  if (input.published === false) record.published_at = null;
-  if (Array.isArray(input.variants)) {
-    const variants = record.variants as JsonObject[];
-    for (const change of input.variants.filter(isObject)) {
-      const target = variants.find((v) => String(v.id) === String(change.id));
-      if (!target) continue;
-      for (const [key, value] of Object.entries(change)) {
-        if (key === 'id' || key === 'product_id') continue;
-        target[key] = key === 'price' || key === 'compare_at_price' ? priceOrNull(value) : value;
-      }
-      target.updated_at = now;
-    }
+  if (input.published !== undefined || input.published_at !== undefined || input.status !== undefined) {
+    record.published_at = publishedAt(input, record.status as string, record.published_at, now);
   }
+  const metafields = readMetafields(input.metafields);
+
+  const variantInputs = objects(input.variants);
+  let variants = record.variants as JsonObject[];
+  let created: JsonObject[] = [];
+  let removed: JsonObject[] = [];
+  if (variantInputs) {
+    const make = (variant: JsonObject) => {
+      const ids = {
+        id: state.ledger.childId('variant', big),
+        productId: record.id as JsonValue,
+        inventoryItemId: state.ledger.childId('inventoryItem', big),
+      };
+      return newVariant(variant, ids, now, currency);
+    };
+    ({ variants, created, removed } = replaceVariants(
+      variants,
+      variantInputs.length > 0 ? variantInputs : [{}],
+      make,
+      now,
+      currency,
+    ));
+    state.limits.checkVariants(state, created.length);
+  }
+  const imageInputs = objects(input.images);
+  let images = record.images as JsonObject[];
+  if (imageInputs) {
+    const make = (image: JsonObject, position: number) =>
+      newImage(image, { id: state.ledger.childId('image', big), productId: record.id as JsonValue }, position, {
+        text: now,
+        ms: nowMs,
+      });
+    images = replaceImages(images, imageInputs, make, { text: now, ms: nowMs });
+  }
+  refuseUnknownImages(variantInputs ?? [], images);
+  linkImages(variants, images, imageInputs);
+  const previousNames = (record.options as JsonObject[]).map((option) => stringOr(option.name, null) ?? undefined);
+  const names = optionNames(input.options);
+  record.variants = variants;
+  record.options = optionsOf(
+    record.id as JsonValue,
+    variants,
+    index,
+    big,
+    [0, 1, 2].map((k) => names[k] ?? previousNames[k]),
+  );
+  record.images = images;
+  record.image = images[0] ?? null;
   record.updated_at = now;
   store.save(record, entry);
+
+  for (const variant of created) state.ledger.variantOwners.set(BigInt(String(variant.id)), id);
+  for (const variant of removed) {
+    state.ledger.variantOwners.delete(BigInt(String(variant.id)));
+    state.ledger.metafields.delete(metafieldKey('variant', BigInt(String(variant.id))));
+  }
+  saveMetafields(state, 'product', record.id as WireId, metafields, now, big);
+  state.limits.variantsCreated(created.length);
   return jsonReply(200, { product: record }, 1);
 }
 
-function priceOrNull(value: JsonValue): JsonValue {
-  const cents = centsOf(value);
-  return value === null || Number.isNaN(cents) ? null : money(cents);
-}
-
-/** DELETE products/{id}.json → 200 {}. */
+/** DELETE products/{id}.json → 200 {}: the product goes with its variants, images and metafields. */
 export function deleteProduct(state: ShopState, id: bigint): Reply {
-  state.stores.products.remove(existing(state, id));
-  return jsonReply(200, {});
-}
-
-/** POST products/{id}/variants.json → 201 {"variant":{…}}; 422 when a variant with the same options exists. */
-export function createVariant(state: ShopState, request: SimRequest, id: bigint): Reply {
   const store = state.stores.products;
-  const entry = existing(state, id);
-  const input = unwrap(request, 'variant');
-  const record = structuredClone(store.recordOf(entry));
-  const variants = record.variants as JsonObject[];
-  const option = (v: JsonObject, k: number) => (typeof v[`option${k}`] === 'string' ? v[`option${k}`] : null);
-  const wanted = [1, 2, 3].map((k) => option(input, k));
-  if (wanted[0] === null) wanted[0] = 'Default Title';
-  const clash = variants.find((v) => [1, 2, 3].every((k) => option(v, k) === wanted[k - 1]));
-  if (clash) {
-    throw new ReplyError(ERRORS.validation({ base: [`The variant '${String(clash.title)}' already exists.`] }));
+  const entry = existingProduct(state, id);
+  for (const variant of store.recordOf(entry).variants as JsonObject[]) {
+    const variantId = BigInt(String(variant.id));
+    state.ledger.variantOwners.delete(variantId);
+    state.ledger.metafields.delete(metafieldKey('variant', variantId));
   }
-  const index = state.ctx.ids.products.indexOf(id);
-  const big = state.ctx.ids.products.isBig(index);
-  const slot = FIRST_API_VARIANT_SLOT + variants.length;
-  const now = formatShopTime(state.nowMs());
-  const variant = variantRecord(
-    { ...input, option1: wanted[0] as string },
-    {
-      id: childId(CHILD_BASES.variant, index, slot, big),
-      productId: record.id as JsonValue,
-      inventoryItemId: childId(CHILD_BASES.inventoryItem, index, slot, big),
-    },
-    variants.length + 1,
-    now,
-    state.ctx.currency,
-  );
-  variants.push(variant);
-  record.options = optionsOf(record.id as JsonValue, variants, index, big).map((built, k) => {
-    const previous = (record.options as JsonObject[])[k];
-    return previous ? { ...previous, values: built.values as JsonValue } : built;
-  });
-  record.updated_at = now;
-  store.save(record, entry);
-  return jsonReply(201, { variant }, 1);
+  state.ledger.metafields.delete(metafieldKey('product', id));
+  store.remove(entry);
+  return jsonReply(200, {});
 }
