@@ -1,3 +1,5 @@
+import type { JsonValue } from '../shopify/json.js';
+
 /**
  * Every way a crawl request can fail, as classes with a stable `code`. `retryable` is the taxonomy the retry layer
  * obeys: transport faults, unparsable bodies, 408, 429 and 5xx are worth another try; anything that says the request
@@ -17,13 +19,16 @@ export class ShopHttpError extends ShopError {
     readonly status: number,
     readonly url: string,
     readonly bodyExcerpt: string,
-    options?: { retryAfterMs?: number | undefined; cause?: unknown },
+    options?: { retryAfterMs?: number | undefined; errors?: JsonValue | undefined; cause?: unknown },
   ) {
     super(`${url} answered ${status}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, { cause: options?.cause });
     this.retryable = isRetryableStatus(status);
     this.retryAfterMs = options?.retryAfterMs;
+    this.errors = options?.errors;
   }
   readonly retryAfterMs: number | undefined;
+  /** The `errors` of a 4xx JSON body, whole: what the shop refused and why (a 422's fields and messages). */
+  readonly errors: JsonValue | undefined;
 }
 
 /** 401: the token is wrong or revoked. Never retried: retrying a bad credential only burns the shop's bucket. */
@@ -187,6 +192,23 @@ export class CursorLoopError extends ShopError {
   readonly retryable = false;
   constructor(readonly path: string) {
     super(`cursor loop on ${path}: the same page_info was returned twice`);
+  }
+}
+
+/**
+ * A create (or another write that must not be sent twice) failed in a way that does not say whether the shop applied
+ * it: the connection broke, the request timed out, or a 5xx or a garbled body came back. Not retried: the caller looks
+ * the record up (by its provenance marker or natural key) before writing again. `cause` is the failure.
+ */
+export class ShopWriteUnsureError extends ShopError {
+  override name = 'ShopWriteUnsureError';
+  readonly code = 'ERR_SHOP_WRITE_UNSURE';
+  readonly retryable = false;
+  constructor(
+    readonly request: string,
+    cause: ShopError,
+  ) {
+    super(`${request} may or may not have been applied: ${cause.message}`, { cause });
   }
 }
 

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { type Got, type PlainResponse } from 'got';
+import { type JsonValue, parseJson, stringifyJson } from '../shopify/json.js';
 import { API_PREFIX, type ResourceName } from '../shopify/resources.js';
 import { parseCallLimit } from './bucket-model.js';
 import {
@@ -18,6 +19,7 @@ import {
   ShopThrottledError,
   ShopTransportError,
   ShopUnavailableError,
+  ShopWriteUnsureError,
 } from './errors.js';
 import { Pacer } from './pacer.js';
 import { parseRetryAfterMs } from './retry-after.js';
@@ -80,11 +82,33 @@ export interface OpenExchange {
   sentMs: number;
 }
 
+/**
+ * A write: its method, the JSON body if any (serialised with big ids exact), and whether sending it twice has the effect
+ * of sending it once. A create is not repeatable: the API has no idempotency key, so a create whose answer never came
+ * may have happened, and only a lookup can tell (ShopWriteUnsureError).
+ */
+export interface WriteCall {
+  method: 'POST' | 'PUT' | 'DELETE';
+  body?: JsonValue | undefined;
+  repeatable: boolean;
+}
+
 export interface RetryEvent {
   url: URL;
   attempt: number;
   delayMs: number;
   error: ShopError;
+}
+
+export interface RequestOptions {
+  onRetry?: (event: RetryEvent) => void;
+  priority?: number;
+  shape: RequestShape;
+  /**
+   * Whether a 429 is a limit the caller waits out itself (a development store's order-creation limit, the variant
+   * limit): such a 429 is thrown at once instead of retried, and the pacer is not paused for it.
+   */
+  ownLimit?: (error: ShopThrottledError) => boolean;
 }
 
 const BODY_EXCERPT = 200;
@@ -141,18 +165,34 @@ export class ShopClient {
    * the requests the bucket holds back (see Pacer); `shape` says what the request is, for its round trip estimate (a
    * list page's reader returns its records, whose number is the page's size).
    */
-  async get<T>(
+  get<T>(url: URL, read: BodyReader<T>, options: RequestOptions): Promise<ShopResponse<T>> {
+    return this.exchange(url, undefined, read, options);
+  }
+
+  /**
+   * A write through the same pacer and retry policy as the reads: a 429 is retried (the shop refused it unread), and so
+   * are transport faults and 5xx answers of a repeatable write. Those of a create are not: the create may have been
+   * applied with its answer lost, and sending it again could make a second record, so ShopWriteUnsureError is thrown
+   * for the caller to look the record up first. A 4xx is thrown as ShopHttpError, a 422 with the shop's `errors`.
+   */
+  send<T>(url: URL, call: WriteCall, read: BodyReader<T>, options: RequestOptions): Promise<ShopResponse<T>> {
+    return this.exchange(url, call, read, options);
+  }
+
+  private async exchange<T>(
     url: URL,
+    call: WriteCall | undefined,
     read: BodyReader<T>,
-    { onRetry, priority = 0, shape }: { onRetry?: (event: RetryEvent) => void; priority?: number; shape: RequestShape },
+    { onRetry, priority = 0, shape, ownLimit }: RequestOptions,
   ): Promise<ShopResponse<T>> {
     const started = performance.now();
     let throttled = 0;
     let failed = 0;
     let tooLarge = 0;
     let current = url;
+    const body = call?.body === undefined ? undefined : Buffer.from(stringifyJson(call.body));
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(current, read, priority, shape).then(
+      const outcome = await this.attempt(current, call?.method ?? 'GET', body, read, priority, shape).then(
         (response) => ({ response }),
         (caught: unknown) => ({ error: this.asShopError(current, caught) }),
       );
@@ -164,6 +204,11 @@ export class ShopClient {
       const unreachable = isUnreachable(failure);
       if (!unreachable) this.#reached = true;
       if (!failure.retryable) throw failure;
+      if (failure instanceof ShopThrottledError && ownLimit?.(failure)) throw failure;
+      // A refused connection never reached the shop; anything later may have.
+      if (call !== undefined && !call.repeatable && !(failure instanceof ShopThrottledError) && !unreachable) {
+        throw new ShopWriteUnsureError(`${call.method} ${shownUrl(current)}`, failure);
+      }
       if (failure instanceof ShopThrottledError) throttled++;
       else failed++;
       const delayMs = retryDelayMs(this.policy, failure, failed + throttled, Math.random());
@@ -199,6 +244,8 @@ export class ShopClient {
 
   private async attempt<T>(
     url: URL,
+    method: 'GET' | WriteCall['method'],
+    payload: Buffer | undefined,
     read: BodyReader<T>,
     priority: number,
     shape: RequestShape,
@@ -206,7 +253,7 @@ export class ShopClient {
     const ticket = await this.pacer.acquire(priority, this.signal);
     const exchange = { resource: shape.resource, sentMs: ticket.sendMs };
     this.open.add(exchange);
-    const response = await this.download(url).finally(() => this.open.delete(exchange));
+    const response = await this.download(url, method, payload).finally(() => this.open.delete(exchange));
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
@@ -247,16 +294,29 @@ export class ShopClient {
       this.pacer.markRefused(bucketHadRoom);
       throw new ShopThrottledError(shown, excerpt, retryAfterMs, bucketHadRoom);
     }
-    throw new ShopHttpError(status, shown, excerpt, { retryAfterMs });
+    throw new ShopHttpError(status, shown, excerpt, { retryAfterMs, errors: errorsOf(status, body) });
   }
 
   /**
    * One GET with its body as bytes, stopped as soon as the announced length or the bytes received pass the limit.
    * The stream carries the body decompressed, so a small gzip body that inflates past the limit stops too.
    */
-  private async download(url: URL): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  private async download(
+    url: URL,
+    method: 'GET' | WriteCall['method'],
+    body: Buffer | undefined,
+  ): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
     const tooLarge = (seen: string) => new ShopBodyTooLargeError(shownUrl(url), this.maxBodyBytes, seen);
-    const stream = this.http.stream(url, { signal: this.signal });
+    const stream =
+      method === 'GET'
+        ? this.http.stream(url, { signal: this.signal })
+        : // A write without a body still sends an empty one: a got stream would otherwise wait for one to be piped in.
+          this.http.stream(url, {
+            method,
+            signal: this.signal,
+            body: body ?? Buffer.alloc(0),
+            ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' } }),
+          });
     try {
       const [response] = (await once(stream, 'response')) as [PlainResponse];
       const announced = Number(response.headers['content-length']);
@@ -287,6 +347,20 @@ export class ShopClient {
     if (error instanceof ShopError) return error;
     if (this.signal?.aborted) return new CrawlAbortedError(error);
     return new ShopTransportError(shownUrl(url), error);
+  }
+}
+
+/**
+ * The `errors` of a 4xx JSON body (`{"errors":{"email":["has already been taken"]}}`), kept whole for reports: a 422
+ * says what the shop refused and why. Bodies above a small size are left to the excerpt.
+ */
+function errorsOf(status: number, body: Buffer): JsonValue | undefined {
+  if (status < 400 || status >= 500 || body.length > 64 * 1024) return undefined;
+  try {
+    const parsed = parseJson(body.toString('utf8'));
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed.errors : undefined;
+  } catch {
+    return undefined;
   }
 }
 

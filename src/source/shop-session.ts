@@ -32,6 +32,11 @@ export interface ShopSessionOptions {
   retry?: Partial<RetryPolicy>;
   /** The API version the shop says answered (see ShopClientOptions.onApiVersion). */
   onApiVersion?(version: string): void;
+  /**
+   * A client to crawl through instead of a new one (its own options then apply): a restore reads and writes through
+   * one client, so its crawl and its writes share one pacer and one picture of the bucket. Left open by close().
+   */
+  client?: ShopClient;
 }
 
 export interface ResourceCrawlHandle {
@@ -79,15 +84,17 @@ export interface ShopSession {
 export function openShopSession(options: ShopSessionOptions): ShopSession {
   const depth = options.depth ?? 20;
   if (!Number.isInteger(depth) || depth < 1) throw new RangeError(`depth must be a positive integer: ${depth}`);
-  const client = new ShopClient({
-    shopUrl: options.shopUrl,
-    token: options.token,
-    depth,
-    signal: options.signal,
-    requestTimeoutMs: options.requestTimeoutMs,
-    retry: options.retry,
-    onApiVersion: options.onApiVersion,
-  });
+  const client =
+    options.client ??
+    new ShopClient({
+      shopUrl: options.shopUrl,
+      token: options.token,
+      depth,
+      signal: options.signal,
+      requestTimeoutMs: options.requestTimeoutMs,
+      retry: options.retry,
+      onApiVersion: options.onApiVersion,
+    });
   const queue = new PQueue({ concurrency: depth });
   const crawls = new Set<ResourceCrawl>();
   let requests = 0;
@@ -299,7 +306,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     unanswered: () => client.unanswered(),
     close() {
       queue.clear();
-      client.close();
+      if (options.client === undefined) client.close();
     },
   };
 }

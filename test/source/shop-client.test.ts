@@ -1,12 +1,15 @@
+import type http from 'node:http';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   RetriesExhaustedError,
   ShopAuthError,
+  ShopBodyError,
   ShopHttpError,
   ShopRedirectError,
   ShopThrottledError,
   ShopUnavailableError,
+  ShopWriteUnsureError,
 } from '../../src/source/errors.js';
 import { readCount, scanListPage } from '../../src/source/list-page.js';
 import { ShopClient } from '../../src/source/shop-client.js';
@@ -192,5 +195,100 @@ describe('ShopClient', () => {
     } finally {
       nock.activate();
     }
+  });
+});
+
+describe('ShopClient writes', () => {
+  const CREATE = { method: 'POST', body: { order: { id: 9007199254740993n } }, repeatable: false } as const;
+  const WRITE = { shape: { kind: 'write' as const, resource: 'orders' as const } };
+  const readBody = (body: Buffer) => body.toString('utf8');
+
+  async function writeServer(handler: Handler) {
+    const bodies: string[] = [];
+    const { client, server } = await clientFor((request, response, hit) => {
+      let text = '';
+      request.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+      });
+      request.on('end', () => {
+        bodies.push(`${request.method} ${text}`);
+        handler(request, response, hit);
+      });
+    });
+    return { client, server, bodies, url: client.apiUrl('orders.json') };
+  }
+
+  it('sends the body as JSON, big ids exact, and retries a 429 (the shop refused it unread)', async () => {
+    const { client, bodies, url } = await writeServer((_request, response, hit) =>
+      hit === 1
+        ? json(
+            response,
+            429,
+            '{"errors":"Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service."}',
+            { 'retry-after': '0.01', 'x-shopify-shop-api-call-limit': '40/40' },
+          )
+        : json(response, 201, '{"order":{"id":1}}'),
+    );
+    const response = await client.send(url, CREATE, readBody, WRITE);
+    expect(response.value).toBe('{"order":{"id":1}}');
+    expect(bodies).toEqual(['POST {"order":{"id":9007199254740993}}', 'POST {"order":{"id":9007199254740993}}']);
+  });
+
+  it.each([
+    ['a 503', (response: http.ServerResponse) => json(response, 503, '{"errors":"unavailable"}')],
+    ['a reset connection', (response: http.ServerResponse) => response.socket?.destroy()],
+    ['a garbled 201', (response: http.ServerResponse) => json(response, 201, '{"order":{"id":1')],
+  ])('never sends a create again after %s: it may have been applied', async (_what, answer) => {
+    const { client, bodies, url } = await writeServer((request, response) =>
+      answer(response as http.ServerResponse & { req: typeof request }),
+    );
+    const read = (body: Buffer, shown: string) => {
+      try {
+        return JSON.parse(body.toString('utf8'));
+      } catch (error) {
+        throw new ShopBodyError(shown, 'not JSON', error);
+      }
+    };
+    const error = await client.send(url, CREATE, read, WRITE).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ShopWriteUnsureError);
+    expect(error).toMatchObject({ code: 'ERR_SHOP_WRITE_UNSURE', retryable: false });
+    expect((error as Error).message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/admin\/api\/2022-01\/orders\.json may or may not have been applied: /,
+    );
+    expect(bodies).toHaveLength(1);
+  });
+
+  it('retries a repeatable write after a 503', async () => {
+    const { client, bodies, url } = await writeServer((_request, response, hit) =>
+      hit === 1 ? json(response, 503, '{"errors":"unavailable"}') : json(response, 200, '{"order":{"id":1}}'),
+    );
+    await client.send(url, { method: 'PUT', body: { order: { note: 'x' } }, repeatable: true }, readBody, WRITE);
+    expect(bodies).toEqual(['PUT {"order":{"note":"x"}}', 'PUT {"order":{"note":"x"}}']);
+  });
+
+  it('throws a 429 the caller waits out itself (ownLimit) instead of retrying it', async () => {
+    const { client, bodies, url } = await writeServer((_request, response) =>
+      json(response, 429, '{"errors":"Exceeded order API rate limit, please try again in a minute."}', {
+        'x-shopify-shop-api-call-limit': '3/40',
+      }),
+    );
+    const ownLimit = (error: ShopThrottledError) => /order API rate limit/.test(error.bodyExcerpt);
+    const error = await client.send(url, CREATE, readBody, { ...WRITE, ownLimit }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ShopThrottledError);
+    expect(error).toMatchObject({ bucketHadRoom: true });
+    expect(bodies).toHaveLength(1);
+  });
+
+  it('keeps the whole errors of a 422, and does not retry it', async () => {
+    const { client, bodies, url } = await writeServer((_request, response) =>
+      json(response, 422, '{"errors":{"email":["has already been taken"],"phone":["is invalid"]}}'),
+    );
+    const error = await client.send(url, CREATE, readBody, WRITE).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ShopHttpError);
+    expect(error).toMatchObject({
+      status: 422,
+      errors: { email: ['has already been taken'], phone: ['is invalid'] },
+    });
+    expect(bodies).toHaveLength(1);
   });
 });
