@@ -3,7 +3,7 @@ import type { JsonObject } from '../../src/shopify/json.js';
 import { FaultPlan } from '../../src/simulator/faults.js';
 import type { FaultOptions } from '../../src/simulator/options.js';
 import { ReplyError } from '../../src/simulator/reply.js';
-import { placeOf } from '../../src/simulator/writes/addresses.js';
+import { customerAddress, placeOf } from '../../src/simulator/writes/addresses.js';
 import { noteAttributes, timeInput } from '../../src/simulator/writes/envelope.js';
 import { uniqueHandle } from '../../src/simulator/writes/handles.js';
 import { linkImages, replaceImages } from '../../src/simulator/writes/images.js';
@@ -46,6 +46,20 @@ describe('address places', () => {
     [{}, null, null, null, null],
   ])('%j → %s/%s, %s/%s', (input, country, countryCode, province, provinceCode) => {
     expect(placeOf(input)).toEqual({ country, country_code: countryCode, province, province_code: provinceCode });
+  });
+});
+
+describe("a customer address's names", () => {
+  const customer = { first: 'Zoë', last: 'Ödegaard' };
+  const ids = { id: 1, customerId: 2 };
+  it.each([
+    [{}, ['Zoë', 'Ödegaard']],
+    [{ first_name: 'Ann', last_name: 'Lee' }, ['Ann', 'Lee']],
+    [{ first_name: null, last_name: null }, [null, null]],
+    [{ first_name: null }, [null, 'Ödegaard']],
+  ])('%j: %j', (input, names) => {
+    const address = customerAddress(input as JsonObject, ids, customer, true);
+    expect([address.first_name, address.last_name]).toEqual(names);
   });
 });
 

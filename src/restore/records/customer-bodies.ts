@@ -62,7 +62,12 @@ export function customerUpdate(snapshot: JsonObject, target: JsonObject, ids: Id
   return { body: Object.keys(body).length > 1 ? { customer: body } : undefined, cannotRollBack };
 }
 
+/**
+ * An address's fields for a create or update. A create leaves out null fields (Shopify's defaults are null) except
+ * the names: an address without them takes the customer's, so a snapshot address without names says so with nulls.
+ */
 function addressFields(address: JsonObject, dropNulls: boolean): JsonObject {
   const entries = Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, address[field] ?? null]));
-  return dropNulls ? present(entries) : entries;
+  if (!dropNulls) return entries;
+  return { ...present(entries), first_name: entries.first_name ?? null, last_name: entries.last_name ?? null };
 }

@@ -76,7 +76,7 @@ export function orderCreateBody(snapshot: JsonObject, ids: IdLookup): { body: Js
     tax_lines: picked(snapshot.tax_lines, 'tax_lines'),
     total_tax: snapshot.total_tax,
     shipping_lines: picked(snapshot.shipping_lines, 'shipping_lines'),
-    discount_codes: picked(snapshot.discount_codes, 'discount_codes'),
+    discount_codes: discountCodes(snapshot, notes),
   });
   const order = {
     ...withMarker('orders', fields, source),
@@ -138,6 +138,25 @@ function address(value: JsonValue | undefined, dropNulls: boolean): JsonObject |
   if (!isJsonObject(value)) return undefined;
   const entries = Object.fromEntries(ADDRESS_FIELDS.map((field) => [field, value[field] ?? null]));
   return dropNulls ? present(entries) : entries;
+}
+
+/**
+ * The snapshot's discount codes as order create takes them. A served code's `amount` is the money it took off, but on
+ * create a `percentage` code's `amount` is the percentage (REF20 order create), which the order's discount application
+ * of that code holds as its `value`. A percentage code without one is sent as the fixed amount it took off, noted.
+ */
+function discountCodes(order: JsonObject, notes: CreateNote[]): JsonValue[] {
+  const applications = children(order.discount_applications);
+  return picked(order.discount_codes, 'discount_codes').map((code, k) => {
+    if (!isJsonObject(code) || code.type !== 'percentage') return code;
+    const application = applications.find(
+      (item) => item.type === 'discount_code' && item.code === code.code && item.value_type === 'percentage',
+    );
+    if (application?.value !== undefined && application.value !== null) return { ...code, amount: application.value };
+    const reason = 'no discount application gives the percentage: restored as the fixed amount it took off';
+    notes.push({ path: `$.discount_codes[${k}].type`, reason });
+    return { ...code, type: 'fixed_amount' };
+  });
 }
 
 function picked(value: JsonValue | undefined, child: 'tax_lines' | 'shipping_lines' | 'discount_codes'): JsonValue[] {

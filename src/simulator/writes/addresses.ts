@@ -45,9 +45,10 @@ export function customerAddress(
   fallbackNames: { first: string | null; last: string | null },
   isDefault: boolean,
 ): JsonObject {
+  // An address without names takes the customer's; names sent as null stay null (an address for someone unnamed).
   const names = {
-    first: stringOr(input.first_name, fallbackNames.first),
-    last: stringOr(input.last_name, fallbackNames.last),
+    first: input.first_name === null ? null : stringOr(input.first_name, fallbackNames.first),
+    last: input.last_name === null ? null : stringOr(input.last_name, fallbackNames.last),
   };
   const fields = addressFields(input, names);
   return {

@@ -146,6 +146,34 @@ describe('orderCreateBody', () => {
       ['$.line_items[0]'],
     ],
     [
+      "a percentage code's amount is its percentage, from its discount application (served, it is the money taken off)",
+      (s) =>
+        Object.assign(s, {
+          discount_codes: [{ code: 'WELCOME15', amount: '29.85', type: 'percentage' }],
+          discount_applications: [
+            {
+              type: 'discount_code',
+              code: 'WELCOME15',
+              value: '15.0',
+              value_type: 'percentage',
+              target_type: 'line_item',
+            },
+          ],
+        }),
+      { discount_codes: [{ code: 'WELCOME15', amount: '15.0', type: 'percentage' }] },
+      [],
+    ],
+    [
+      'a percentage code without its application goes as the fixed amount it took off',
+      (s) =>
+        Object.assign(s, {
+          discount_codes: [{ code: 'WELCOME15', amount: '29.85', type: 'percentage' }],
+          discount_applications: [],
+        }),
+      { discount_codes: [{ code: 'WELCOME15', amount: '29.85', type: 'fixed_amount' }] },
+      ['$.discount_codes[0].type'],
+    ],
+    [
       'a marker of its own is replaced',
       (s) => Object.assign(s, { note_attributes: [{ name: 'shopsnap_source_id', value: '1' }] }),
       { note_attributes: [{ name: 'shopsnap_source_id', value: source }] },
