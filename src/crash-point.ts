@@ -1,6 +1,7 @@
 /**
- * Named places where the fault suite (test/reliability) kills the process with SIGKILL, no cleanup and no finally,
- * to prove that a crash anywhere leaves either no manifest or a correct one, and that the next run resumes.
+ * Named places where the fault suites kill the process with SIGKILL, no cleanup and no finally, to prove that a crash
+ * anywhere leaves either no manifest or a correct one and that the next run resumes (test/reliability), and that a
+ * restore run again after a crash creates nothing twice (test/cli-e2e/restore-crash.test.ts).
  */
 export type CrashPoint =
   | 'after-page'
@@ -11,7 +12,13 @@ export type CrashPoint =
   | 'after-checkpoint'
   | 'before-manifest'
   | 'after-manifest'
-  | 'mid-prune';
+  | 'mid-prune'
+  // A restore: after a write's intent is journaled and before it is sent; after its answer and before the journal
+  // has it; when a write goes out while others are in flight; between the reads of its verification.
+  | 'restore-before-write'
+  | 'restore-after-write'
+  | 'restore-mid-batch'
+  | 'restore-verify';
 
 const wanted = parse(process.env.TEST_SHOPSNAP_CRASH_AT);
 let passes = 0;

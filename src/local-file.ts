@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { getSystemErrorMap } from 'node:util';
 
@@ -11,6 +12,22 @@ export async function fsyncPath(path: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Writes a small file whole or not at all: a temp file beside it, flushed, renamed over it, the directory flushed. A
+ * crash leaves the old file or the new one, never a part; a failure is a LocalFileError naming the file.
+ */
+export async function writeFileDurably(path: string, text: string): Promise<void> {
+  const temp = `${path}.tmp`;
+  try {
+    await writeFile(temp, text, { mode: 0o600 });
+    await fsyncPath(temp);
+    await rename(temp, path);
+    await fsyncPath(dirname(path));
+  } catch (error) {
+    throw writeError(error, path);
   }
 }
 

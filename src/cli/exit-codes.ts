@@ -4,6 +4,8 @@ export const EXIT = {
   failed: 1,
   usage: 2,
   countMismatch: 3,
+  /** restore: finished, but some records could not be restored (each in the report with the shop's reason). */
+  restoreIncomplete: 3,
   verifyFailed: 4,
   auth: 5,
   shopUnavailable: 6,

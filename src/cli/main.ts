@@ -7,6 +7,7 @@ import { backupCommand } from './commands/backup.js';
 import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { pruneCommand } from './commands/prune.js';
+import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
@@ -30,6 +31,7 @@ const COMMANDS = [
   verifyCommand,
   snapshotsCommand,
   pruneCommand,
+  restoreCommand,
   schemaCommand,
   demoCommand,
   simCommand,

@@ -1,0 +1,252 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type JsonObject, parseJson, stringifyJson } from '../../src/shopify/json.js';
+import { type RunningShop, type ShopOptions, startShop } from '../../src/simulator/index.js';
+import { failureLine, lastLine, runCli } from '../helpers/cli.js';
+import { differencesByNaturalKey, naturalKey, snapshotRecords } from '../helpers/restore-compare.js';
+
+/** A small shop with what a restore must carry: ids above 2^53, unicode, nulls, cancelled and closed orders, variants and images. */
+const SOURCE: ShopOptions = {
+  seed: 21,
+  products: 6,
+  customers: 8,
+  orders: 16,
+  bigIdShare: 0.3,
+  token: 'shpat_source_7a1',
+};
+const EMPTY: ShopOptions = { products: 0, customers: 0, orders: 0, token: 'shpat_target_9c4' };
+
+let work: string;
+let source: RunningShop;
+let snapshot: string;
+const shops: RunningShop[] = [];
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'shopsnap-restore-'));
+  source = await startShop(SOURCE);
+  snapshot = await backup(source, 'source');
+});
+
+afterEach(async () => {
+  for (const shop of shops.splice(0)) await shop.close();
+});
+
+afterAll(async () => {
+  await source.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+async function shop(options: ShopOptions): Promise<RunningShop> {
+  const started = await startShop(options);
+  shops.push(started);
+  return started;
+}
+
+/** A backup of the shop into `<work>/<folder>`; the snapshot's location. */
+async function backup(target: RunningShop, folder: string): Promise<string> {
+  const result = await runCli(['backup', '--shop', target.url, '--out', join(work, folder), '--json'], {
+    env: { SHOPSNAP_TOKEN: target.token },
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout).location;
+}
+
+function restore(target: RunningShop, args: string[], from = snapshot) {
+  return runCli(['restore', from, '--shop', target.url, '--state', join(work, 'restores'), ...args], {
+    env: { SHOPSNAP_TOKEN: target.token },
+  });
+}
+
+async function restoreJson(target: RunningShop, args: string[], from = snapshot) {
+  const result = await restore(target, [...args, '--json'], from);
+  return { ...result, report: result.stdout === '' ? undefined : JSON.parse(lastLine(result.stdout)) };
+}
+
+/** The target backed up and compared with the source snapshot by natural key: the problems found. */
+async function comparedWithSource(target: RunningShop, folder: string, from = snapshot): Promise<string[]> {
+  return differencesByNaturalKey(await snapshotRecords(from), await snapshotRecords(await backup(target, folder)));
+}
+
+describe('shopsnap restore, migrate', () => {
+  it('--plan shows what it would do and writes nothing: no request writes, no state folder', async () => {
+    const target = await shop(EMPTY);
+    const result = await restore(target, ['--plan']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^products\s+6\s+0\s+0\s+0\s+0/m);
+    expect(result.stdout).toMatch(/^customers\s+8\s/m);
+    expect(result.stdout).toMatch(/^orders\s+16\s.*cancel 1/m);
+    expect(result.stdout).toContain('no customer is contacted');
+    expect(result.stdout).toMatch(/cannot be restored:\n {2}products: .*inventory_quantity/);
+    expect(target.stats().writes).toBe(0);
+    expect(target.count('orders')).toBe(0);
+    expect(existsSync(join(work, 'restores'))).toBe(false);
+  });
+
+  it('without --yes and without a terminal to ask on, refuses (exit 2) before any request', async () => {
+    const target = await shop(EMPTY);
+    const result = await restore(target, []);
+    expect(result.code).toBe(2);
+    expect(failureLine(result.stderr)).toMatch(/pass --yes to apply without a terminal/);
+    expect(target.stats().requests).toBe(0);
+  });
+
+  it('into an empty shop: every record equal by natural key, references mapped, states kept, nobody contacted; again, it plans nothing', async () => {
+    const target = await shop(EMPTY);
+    const { code, stderr, report } = await restoreJson(target, ['--yes']);
+    expect(report.failures).toEqual([]);
+    expect(report.verification.differences).toEqual([]);
+    expect(code, stderr).toBe(0);
+    expect(report.status).toBe('complete');
+    expect(report.mode).toBe('migrate');
+    expect(report.resources.orders.result).toMatchObject({ created: 16, failed: 0, states: { cancel: 1 } });
+    expect(report.resources.products.count_after).toBe(6);
+    expect(report.verification.differences).toEqual([]);
+    expect(report.verification.customerOrders.missing).toEqual([]);
+    expect(report.failures).toEqual([]);
+    expect(await comparedWithSource(target, 'migrated')).toEqual([]);
+    const effects = target.stats().sideEffects;
+    expect(effects.emails).toEqual({
+      orderReceipts: 0,
+      fulfillmentReceipts: 0,
+      cancellations: 0,
+      invites: 0,
+      welcomes: 0,
+    });
+    expect(effects.inventory).toEqual({ decremented: 0, restocked: 0 });
+    expect(effects.refunds).toBe(0);
+
+    const writes = target.stats().writes;
+    const again = await restoreJson(target, ['--plan']);
+    expect(again.code).toBe(0);
+    expect(again.report.rows.filter((row: { class: string }) => row.class !== 'unchanged')).toEqual([]);
+    const rerun = await restore(target, ['--yes']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(lastLine(rerun.stdout)).toMatch(/restores\/.*\/report-\d{8}T\d{6}Z\.json$/);
+    expect(target.stats().writes).toBe(writes);
+  });
+
+  it('into a shop that holds the same records: matched ones are left alone, unless --update-existing', async () => {
+    const target = await shop({ ...SOURCE, token: 'shpat_copy_3e8' });
+    const product = [...target.records('products')][1];
+    const titleNow = () => [...target.records('products')].find((p) => p.id === product?.id)?.title;
+    const response = await fetch(`${target.url}/admin/api/2022-01/products/${product?.id}.json`, {
+      method: 'PUT',
+      headers: { 'x-shopify-access-token': target.token, 'content-type': 'application/json' },
+      body: stringifyJson({ product: { id: product?.id, title: 'Renamed in the target' } }),
+    });
+    expect(response.status).toBe(200);
+
+    const plan = await restoreJson(target, ['--plan']);
+    expect(plan.report.mode).toBe('migrate');
+    const classes = (resource: string) =>
+      plan.report.rows
+        .filter((row: { resource: string }) => row.resource === resource)
+        .map((row: { class: string }) => row.class);
+    expect(classes('products').sort()).toEqual([
+      'skip',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+    ]);
+    expect(new Set(classes('customers'))).toEqual(new Set(['unchanged']));
+    expect(new Set(classes('orders'))).toEqual(new Set(['unchanged']));
+
+    const untouched = await restoreJson(target, ['--yes']);
+    expect(untouched.code, untouched.stderr).toBe(0);
+    expect(target.stats().writes).toBe(1);
+    expect(titleNow()).toBe('Renamed in the target');
+
+    const updated = await restoreJson(target, ['--yes', '--update-existing']);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.report.resources.products.result.updated).toBe(1);
+    expect(await comparedWithSource(target, 'matched')).toEqual([]);
+  });
+
+  it('--only an order: that order, with its customer and the products its line items name', async () => {
+    const target = await shop(EMPTY);
+    const order = (await snapshotRecords(snapshot)).orders.find((o) => o.name === '#1006');
+    const { code, stderr, report } = await restoreJson(target, ['--yes', '--only', `orders:${order?.id}`]);
+    expect(code, stderr).toBe(0);
+    expect(target.count('orders')).toBe(1);
+    expect(target.count('customers')).toBe(1);
+    const lines = order?.line_items as Array<{ product_id: unknown }>;
+    expect(target.count('products')).toBe(new Set(lines.map((line) => String(line.product_id))).size);
+    expect(report.verification.differences).toEqual([]);
+    expect([...target.records('orders')].map((o) => naturalKey('orders', o))).toEqual(['#1006']);
+  });
+
+  it("waits out a development store's order limit, learned from its first refusals, instead of probing it", async () => {
+    const target = await shop({ ...EMPTY, orderCreateThrottle: { orders: 5, windowMs: 1500 } });
+    const result = await runCli(
+      ['restore', snapshot, '--shop', target.url, '--state', join(work, 'restores'), '--yes', '--resources', 'orders'],
+      { env: { SHOPSNAP_TOKEN: target.token, TEST_SHOPSNAP_ORDER_LIMIT_WINDOW_MS: '1500' } },
+    );
+    expect(result.stderr).toMatch(
+      /orders: the shop allows 5 new orders per 2 s \(a development or trial store\); waiting/,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(target.count('orders')).toBe(16);
+    // Refused only while in flight when the limit first struck (at most the writes in flight), never again after.
+    const refused = target.stats().writeLimits.orderCreate;
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThanOrEqual(11);
+  });
+});
+
+describe('shopsnap restore, recover', () => {
+  it('re-creates deleted records and rolls back edits in the shop the snapshot was taken of', async () => {
+    const damaged = await shop({ ...SOURCE, token: 'shpat_damaged_51b' });
+    const api = async (path: string, method: string, body?: unknown) => {
+      const response = await fetch(`${damaged.url}/admin/api/2022-01/${path}`, {
+        method,
+        headers: { 'x-shopify-access-token': damaged.token, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: stringifyJson(body) }),
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return parseJson(await response.text()) as JsonObject;
+    };
+    // A product no order names (orders keep their line items' variant ids, which a re-created product changes),
+    // with two variants and an image of the second.
+    const added = (
+      await api('products.json', 'POST', {
+        product: {
+          title: 'Ünïcode “Lamp” 灯',
+          variants: [
+            { option1: 'Small', price: '10.00' },
+            { option1: 'Large', price: '12.50' },
+          ],
+          images: [{ src: 'https://cdn.example.com/lamp.jpg' }],
+        },
+      })
+    ).product as JsonObject;
+    const large = (added.variants as JsonObject[])[1] as JsonObject;
+    const image = (added.images as JsonObject[])[0] as JsonObject;
+    await api(`products/${added.id}.json`, 'PUT', {
+      product: { id: added.id, images: [{ id: image.id, variant_ids: [large.id] }] },
+    });
+    const taken = await backup(damaged, 'damaged');
+
+    const second = [...damaged.records('products')].find((p) => p.id !== added.id);
+    const order = [...damaged.records('orders')].find((o) => o.gateway === 'manual' && o.cancelled_at === null);
+    const customer = [...damaged.records('customers')][0];
+    await api(`orders/${order?.id}.json`, 'DELETE');
+    await api(`products/${added.id}.json`, 'DELETE');
+    await api(`products/${second?.id}.json`, 'PUT', { product: { id: second?.id, title: 'Vandalised', tags: 'x' } });
+    await api(`customers/${customer?.id}.json`, 'PUT', { customer: { id: customer?.id, note: 'edited', tags: 'y' } });
+
+    const { code, stderr, report } = await restoreJson(damaged, ['--yes'], taken);
+    expect(report.failures).toEqual([]);
+    expect(report.verification.differences).toEqual([]);
+    expect(code, stderr).toBe(0);
+    expect(report.mode).toBe('recover');
+    expect(report.resources.products.result).toMatchObject({ created: 1, updated: 1 });
+    expect(report.resources.customers.result).toMatchObject({ created: 0, updated: 1 });
+    expect(report.resources.orders.result).toMatchObject({ created: 1 });
+    expect(await comparedWithSource(damaged, 'recovered', taken)).toEqual([]);
+  });
+});
