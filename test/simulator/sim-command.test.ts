@@ -105,6 +105,33 @@ describe('shopsnap sim: the built CLI', () => {
     }
   });
 
+  it('limits new orders per minute with --orders-per-minute, as a development store does', async () => {
+    const run = startCli([
+      'sim',
+      ...['--port', '0', '--orders', '0', '--customers', '0', '--products', '0', '--token', 'shpat_sim_dev'],
+      ...['--orders-per-minute', '1'],
+    ]);
+    try {
+      const [, url] = await run.waitForStderr(/ at (http:\/\/127\.0\.0\.1:\d+) \(.*; 1 new orders a minute\)/);
+      const create = () =>
+        fetch(`${url}${API_PREFIX}/orders.json`, {
+          method: 'POST',
+          headers: { 'X-Shopify-Access-Token': 'shpat_sim_dev', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ order: { line_items: [{ title: 'x', price: '1.00' }] } }),
+        });
+      expect((await create()).status).toBe(201);
+      const refused = await create();
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toEqual({
+        errors:
+          'Exceeded order API rate limit, please try again in a minute. Upgrade to a paid account to remove this limit.',
+      });
+    } finally {
+      run.kill('SIGTERM');
+      await run.done;
+    }
+  });
+
   it.each([
     [
       'a rate that is no bucket',
@@ -113,6 +140,11 @@ describe('shopsnap sim: the built CLI', () => {
     ],
     ['a leak of 0', ['--rate', '40@0'], /not "40@0"/],
     ['a negative median', ['--write-ms', '-3'], /latency writeMs must be a finite number ≥ 0, got -3/],
+    [
+      'a fractional order limit',
+      ['--orders-per-minute', '1.5'],
+      /orderCreateThrottle\.orders must be an integer ≥ 0, got 1\.5/,
+    ],
   ])('refuses %s with a usage error', async (_name, flags, message) => {
     const result = await startCli(['sim', '--port', '0', ...flags]).done;
     expect(result.code).toBe(2);

@@ -37,7 +37,10 @@ describe('simulated shop: order create', () => {
       gateway: '',
       source_name: '580111',
       customer: null,
-      total_outstanding: '0.00',
+      email: '',
+      payment_gateway_names: [],
+      // EX22 order test_20: what no transaction brought in is outstanding, paid or not.
+      total_outstanding: order.total_price,
       name: `#${order.order_number}`,
     });
     expect(order.processed_at).toBe(order.created_at);
@@ -99,6 +102,7 @@ describe('simulated shop: order create', () => {
       total_tax: '0.60',
       total_price: '10.60',
       total_outstanding: '10.60',
+      discount_applications: [expect.objectContaining({ type: 'manual', value: '0.5', title: 'TENOFF' })],
     });
     expect(order.created_at).not.toBe(order.processed_at);
     expect(order.shipping_address).toMatchObject({ name: 'Ana Silva', country: 'Brazil', country_code: 'BR' });
@@ -118,20 +122,75 @@ describe('simulated shop: order create', () => {
     expect(buyer).toMatchObject({ orders_count: Number(customer.orders_count) + 1, last_order_name: '#R1001' });
   });
 
-  it('links the customer whose email an order brings, or creates the customer it describes', async () => {
+  it('links the customer whose email an order brings, or creates one named after the billing address', async () => {
     const known = [...shop.records('customers')][4] as JsonObject;
     const byEmail = await create({ email: known.email, line_items: [{ title: 'x', price: '1.00' }] });
     expect((byEmail.customer as JsonObject).id).toBe(known.id);
     const before = shop.count('customers');
+    // EX22 order test_17: the customer's email, the billing address's names, the shipping address as default.
     const fresh = await create({
-      customer: { first_name: 'Neu', last_name: 'Kunde', email: 'neu.kunde@example.com' },
+      customer: { first_name: 'Paul', last_name: 'Norman', email: 'paul.norman@example.com' },
+      email: 'jane@example.com',
+      billing_address: { first_name: 'John', last_name: 'Smith', address1: '123 Fake Street', country: 'Canada' },
+      shipping_address: { first_name: 'Jane', last_name: 'Smith', address1: '9 Ship Street', city: 'Fakecity' },
       line_items: [{ title: 'x', price: '1.00' }],
     });
     expect(shop.count('customers')).toBe(before + 1);
-    expect(fresh.customer).toMatchObject({ first_name: 'Neu', email: 'neu.kunde@example.com' });
-    const guest = await create({ email: 'nobody@example.net', line_items: [{ title: 'x', price: '1.00' }] });
-    expect(guest.customer).toBeNull();
-    expect(shop.count('customers')).toBe(before + 1);
+    expect(fresh).toMatchObject({ email: 'jane@example.com' });
+    expect(fresh.customer).toMatchObject({ first_name: 'John', last_name: 'Smith', email: 'paul.norman@example.com' });
+    expect((fresh.customer as JsonObject).default_address).toMatchObject({
+      first_name: 'Jane',
+      address1: '9 Ship Street',
+    });
+    // EX22 order tests 19 and 21: an order's email alone makes a customer of it.
+    const guest = await create({ email: 'guest.1@example.net', line_items: [{ title: 'x', price: '1.00' }] });
+    expect(guest.customer).toMatchObject({ email: 'guest.1@example.net', first_name: null, default_address: null });
+    expect(shop.count('customers')).toBe(before + 2);
+    const anonymous = await create({ line_items: [{ title: 'x', price: '1.00' }] });
+    expect(anonymous.customer).toBeNull();
+    expect(shop.count('customers')).toBe(before + 2);
+  });
+
+  it('answers the EX22 order with a sale, a percentage code and addresses as Shopify did (test_23)', async () => {
+    const order = await create({
+      line_items: [{ title: 'IPod Touch 8GB', price: '199.00', quantity: 1 }],
+      email: 'ex22.jane@example.com',
+      phone: '18885551234',
+      transactions: [{ kind: 'sale', status: 'success', amount: 50.0 }],
+      financial_status: 'paid',
+      discount_codes: [{ code: 'FAKE30', amount: '9.00', type: 'percentage' }],
+    });
+    expect(order).toMatchObject({
+      financial_status: 'paid',
+      total_discounts: '17.91',
+      total_price: '181.09',
+      total_outstanding: '131.09',
+      phone: '+18885551234',
+      payment_gateway_names: [''],
+      discount_codes: [{ code: 'FAKE30', amount: '17.91', type: 'percentage' }],
+      discount_applications: [
+        {
+          target_type: 'line_item',
+          type: 'manual',
+          value: '9.0',
+          value_type: 'percentage',
+          allocation_method: 'across',
+          target_selection: 'all',
+          title: 'FAKE30',
+          description: 'FAKE30',
+        },
+      ],
+    });
+    const euro = await create({
+      line_items: [{ title: 'Big Brown Bear Boots', price: 74.99, grams: '1300', quantity: 3 }],
+      transactions: [{ kind: 'sale', status: 'success', amount: 224.97 }],
+      currency: 'EUR',
+    });
+    expect(euro).toMatchObject({ currency: 'EUR', presentment_currency: 'EUR', financial_status: 'paid' });
+    expect(euro.total_price_set).toEqual({
+      shop_money: { amount: '224.97', currency_code: 'EUR' },
+      presentment_money: { amount: '224.97', currency_code: 'EUR' },
+    });
   });
 
   it.each([
@@ -168,6 +227,7 @@ describe('simulated shop: order create', () => {
     const before = effects().emails;
     const order = await create({
       fulfillment_status: 'fulfilled',
+      fulfillments: [{ location_id: 24826418 }],
       send_receipt: true,
       send_fulfillment_receipt: true,
       line_items: [{ variant_id: variant.id, quantity: 1 }],
@@ -188,6 +248,13 @@ describe('simulated shop: order create', () => {
     const cancel = await client.post(`/orders/${order.id}/cancel.json`);
     expect(cancel.status).toBe(422);
     expect(cancel.json).toEqual({ errors: { base: ['Cannot cancel an order that has fulfillments'] } });
+  });
+
+  it('marks an order fulfilled without a fulfillment when only fulfillment_status says so (EX22 test_21)', async () => {
+    const order = await create({ fulfillment_status: 'fulfilled', line_items: [{ variant_id: variant.id }] });
+    expect(order).toMatchObject({ fulfillment_status: 'fulfilled', fulfillments: [] });
+    expect((order.line_items as JsonObject[])[0]?.fulfillable_quantity).toBe(0);
+    expect((await client.post(`/orders/${order.id}/cancel.json`)).status).toBe(422);
   });
 
   it('moves stock only without inventory_behaviour bypass, and restock puts it back on cancel', async () => {

@@ -6,7 +6,10 @@ import { clientFor, crawl, listOf, type ShopClient } from './shop-client.js';
 const one = (json: unknown, key: string) => (json as JsonObject)[key] as JsonObject;
 const ids = (list: unknown) => (list as JsonObject[]).map((item) => item.id);
 const TWO_TO_53 = 2n ** 53n;
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
+/** A PNG's signature and IHDR chunk: 3 × 2 pixels. */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d494844520000000300000002080600000000000000', 'hex').toString('base64');
+/** EX22 product test_12's attachment: a 1 × 1 GIF, base64 with a line break. */
+const GIF = 'R0lGODlhAQABAIAAAAAAAAAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==\n';
 
 describe('simulated shop: product writes', () => {
   let shop: RunningShop;
@@ -39,6 +42,7 @@ describe('simulated shop: product writes', () => {
       images: [
         { src: 'https://example.com/boards/front%20view.png', alt: 'Front' },
         { attachment: PNG, filename: 'b.png' },
+        { attachment: GIF },
       ],
     });
     expect(product).toMatchObject({
@@ -62,15 +66,11 @@ describe('simulated shop: product writes', () => {
     ]);
     const images = product.images as JsonObject[];
     // Shopify hosts the files itself: the served src is its CDN's, under the original file name.
-    expect(
-      images.map((i) => [
-        i.position,
-        i.alt,
-        decodeURIComponent(new URL(i.src as string).pathname.split('/').pop() ?? ''),
-      ]),
-    ).toEqual([
-      [1, 'Front', 'front view.png'],
-      [2, null, 'b.png'],
+    const name = (src: unknown) => decodeURIComponent(new URL(src as string).pathname.split('/').pop() ?? '');
+    expect(images.map((i) => [i.position, i.alt, name(i.src), i.width, i.height])).toEqual([
+      [1, 'Front', 'front view.png', 0, 0],
+      [2, null, 'b.png', 3, 2],
+      [3, null, expect.stringMatching(/^[0-9a-f]{32}\.gif$/), 1, 1],
     ]);
     expect(images.every((i) => (i.src as string).startsWith('https://cdn.shopify.com/'))).toBe(true);
     expect(product.image).toEqual(images[0]);
@@ -260,13 +260,43 @@ describe('simulated shop: product PUT replaces variants and images', () => {
     product = cleared;
   });
 
+  it('orders images by the positions a PUT gives (EX22 product test_25)', async () => {
+    const added = one(
+      (await put({ images: [{ src: 'https://example.com/a.jpg' }, { src: 'https://example.com/b.jpg' }] })).json,
+      'product',
+    );
+    const [a, b] = added.images as [JsonObject, JsonObject];
+    const served = one(
+      (
+        await put({
+          images: [
+            { id: a.id, position: 2 },
+            { id: b.id, position: 1 },
+          ],
+        })
+      ).json,
+      'product',
+    );
+    expect((served.images as JsonObject[]).map((i) => [i.id, i.position])).toEqual([
+      [b.id, 1],
+      [a.id, 2],
+    ]);
+    product = one((await put({ images: [] })).json, 'product');
+  });
+
   it('creates a variant with the variant endpoint and refuses the same options again', async () => {
     const created = await client.post(`/products/${product.id}/variants.json`, {
       variant: { option1: 'Yellow', price: '1.00', sku: 'Y-1' },
     });
     expect(created.status).toBe(201);
     const variant = one(created.json, 'variant');
-    expect(variant).toMatchObject({ option1: 'Yellow', price: '1.00', product_id: product.id, position: 4 });
+    expect(variant).toMatchObject({
+      option1: 'Yellow',
+      price: '1.00',
+      product_id: product.id,
+      position: 4,
+      inventory_management: 'shopify',
+    });
     const again = await client.post(`/products/${product.id}/variants.json`, { variant: { option1: 'Yellow' } });
     expect(again.status).toBe(422);
     expect(again.json).toEqual({

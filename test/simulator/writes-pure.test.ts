@@ -6,11 +6,13 @@ import { ReplyError } from '../../src/simulator/reply.js';
 import { customerAddress, placeOf } from '../../src/simulator/writes/addresses.js';
 import { noteAttributes, timeInput } from '../../src/simulator/writes/envelope.js';
 import { uniqueHandle } from '../../src/simulator/writes/handles.js';
+import { readImageFile } from '../../src/simulator/writes/image-file.js';
 import { linkImages, replaceImages } from '../../src/simulator/writes/images.js';
 import { SlidingWindow } from '../../src/simulator/writes/limits.js';
 import { readMetafields } from '../../src/simulator/writes/metafields.js';
 import { financialStatusOf } from '../../src/simulator/writes/order-create.js';
 import { allocateDiscount, type Line } from '../../src/simulator/writes/order-lines.js';
+import { discountCodes, orderPhone } from '../../src/simulator/writes/order-record.js';
 import { newVariant, refuseDuplicateOptions, replaceVariants } from '../../src/simulator/writes/variants.js';
 
 /** The status and body a handler's ReplyError would answer with. */
@@ -223,6 +225,55 @@ describe('image arrays of a product PUT', () => {
     linkImages(variants, images, [{ id: 1 }, { id: 2, variant_ids: [10, 11] }]);
     expect(variants.map((v) => v.image_id)).toEqual([2, 2, null]);
     expect(images.map((i) => i.variant_ids)).toEqual([[], [10, 11]]);
+  });
+});
+
+describe('order discount codes', () => {
+  it.each([
+    [[{ code: 'TENOFF', amount: '10.00', type: 'fixed_amount' }], 19900, 0, [1000]],
+    [[{ code: 'FAKE30', amount: '9.00', type: 'percentage' }], 19900, 0, [1791]],
+    [[{ code: 'BIG', amount: '500.00' }], 19900, 0, [19900]],
+    [[{ code: 'SHIP', amount: '100', type: 'shipping' }], 19900, 500, [500]],
+  ])('%j on %i (shipping %i) takes %j off', (codes, items, shipping, cents) => {
+    expect(discountCodes(codes, items, shipping).map((code) => code.cents)).toEqual(cents);
+  });
+
+  it('refuses an unknown type or amount', () => {
+    expect(refusal(() => discountCodes([{ code: 'X', type: 'bogo' }], 100, 0))?.status).toBe(422);
+    expect(refusal(() => discountCodes([{ code: 'X', amount: 'lots' }], 100, 0))?.status).toBe(422);
+  });
+});
+
+describe('order phones', () => {
+  it.each([
+    ['18885551234', '+18885551234'],
+    ['8885551234', '+18885551234'],
+    ['+15145556677', '+15145556677'],
+    ['+1(502)-459-2181', '+1(502)-459-2181'],
+    [null, null],
+  ])('%s → %s', (given, served) => {
+    expect(orderPhone(given)).toBe(served);
+  });
+});
+
+describe('uploaded image files', () => {
+  const jpeg = Buffer.from([
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+    0x00, 0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x02, 0x00, 0x03, 0x03, 0x01, 0x22, 0x00,
+  ]).toString('base64');
+  it.each([
+    ['a GIF with a line break', 'R0lGODlhAQABAIAAAAAAAAAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==\n', 'gif', 1, 1],
+    ['a PNG', Buffer.from('89504e470d0a1a0a0000000d494844520000000300000002', 'hex').toString('base64'), 'png', 3, 2],
+    ['a JPEG', jpeg, 'jpg', 3, 2],
+    ['bytes of no known kind', Buffer.from('hello').toString('base64'), 'jpg', 0, 0],
+  ])('%s', (_name, attachment, extension, width, height) => {
+    expect(readImageFile(attachment)).toMatchObject({ extension, width, height });
+    expect(readImageFile(attachment)?.hashedName).toMatch(new RegExp(`^[0-9a-f]{32}\\.${extension}$`));
+  });
+
+  it('refuses what is not base64', () => {
+    expect(readImageFile('not base64!')).toBeUndefined();
+    expect(readImageFile('')).toBeUndefined();
   });
 });
 

@@ -75,6 +75,9 @@ export const simCommand = defineCommand({
     listMs: flag.number({ describe: 'Median ms of a list page before its records (sets that field of --latency)' }),
     perRecordMs: flag.number({ describe: 'Ms a list page takes per record, any resource (sets it in --latency)' }),
     token: flag.string({ describe: 'Accepted access token (default: a random shpat_… token)' }),
+    ordersPerMinute: flag.number({
+      describe: "At most N orders created per minute, the rest answered with Shopify's 429 (development stores: 5)",
+    }),
   },
   examples: [
     ['Serve a 50,000-order Plus shop on port 8080', '$0 sim --orders 50000 --rate plus --port 8080'],
@@ -83,6 +86,10 @@ export const simCommand = defineCommand({
       '$0 sim --rate 40@20 --latency realistic --count-ms 0',
     ],
     ['Pages in exactly 150 ms + 7 ms per record, everything else at once', '$0 sim --list-ms 150 --per-record-ms 7'],
+    [
+      'A development store to restore into: empty, 5 new orders a minute',
+      '$0 sim --orders 0 --customers 0 --products 0 --orders-per-minute 5',
+    ],
   ],
   run: async (flags) => {
     const rate = parseRate(flags.rate) as BucketShape;
@@ -97,6 +104,7 @@ export const simCommand = defineCommand({
       bigIdShare: flags.bigIdShare,
       latency,
       ...(flags.token !== undefined && { token: flags.token }),
+      ...(flags.ordersPerMinute !== undefined && { orderCreateThrottle: { orders: flags.ordersPerMinute } }),
     });
     // Listening for the signals before saying so: a caller that stops the shop as soon as it reads the URL would
     // otherwise kill it before the listeners exist.
@@ -118,7 +126,9 @@ export const simCommand = defineCommand({
     const times = typeof latency === 'string' ? latency : `${flags.latency} with the times given`;
     process.stderr.write(
       `Serving ${flags.products} products, ${flags.customers} customers and ${flags.orders} orders at ${shop.url} ` +
-        `(rate: ${describeRate(rate)}; latency: ${times}). Stop with Ctrl-C.\n`,
+        `(rate: ${describeRate(rate)}; latency: ${times}${
+          flags.ordersPerMinute === undefined ? '' : `; ${flags.ordersPerMinute} new orders a minute`
+        }). Stop with Ctrl-C.\n`,
     );
     await stopped;
     await shop.close();

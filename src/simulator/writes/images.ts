@@ -3,26 +3,52 @@ import { ERRORS } from '../errors.js';
 import type { WireId } from '../ids.js';
 import { ReplyError } from '../reply.js';
 import { stringOr } from './envelope.js';
+import { type ImageFile, readImageFile } from './image-file.js';
 
 const CDN = 'https://cdn.shopify.com/s/files/1/0005/4838/0009/products';
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-/**
- * Where Shopify serves an image from: it downloads `src` (or decodes `attachment`) and hosts the file on its CDN under
- * the original file name, so the served `src` is never the one sent.
- */
-function cdnSrc(input: JsonObject, imageId: WireId, nowMs: number): string {
-  const given = stringOr(input.filename, null);
-  let name = given === null ? null : encodeURIComponent(given);
-  if (name === null && typeof input.src === 'string') name = new URL(input.src).pathname.split('/').pop() || null;
-  return `${CDN}/${name ?? `${String(imageId)}.jpg`}?v=${Math.floor(nowMs / 1000)}`;
+/** An image's file as the request gives it: an http(s) `src` to download, or a base64 `attachment` (with `filename`). */
+interface FileInput {
+  name: string | null;
+  file: ImageFile | undefined;
 }
 
 /** 422 unless the image names its file: an http(s) `src` or a base64 `attachment` (restore.md §1.2). */
-export function refuseWithoutFile(input: JsonObject): void {
-  if (typeof input.attachment === 'string' && input.attachment.length > 0 && BASE64.test(input.attachment)) return;
-  if (typeof input.src === 'string' && URL.canParse(input.src) && /^https?:$/.test(new URL(input.src).protocol)) return;
+function fileOf(input: JsonObject): FileInput {
+  if (typeof input.attachment === 'string') {
+    const file = readImageFile(input.attachment);
+    if (file) return { name: stringOr(input.filename, null) ?? file.hashedName, file };
+  } else if (
+    typeof input.src === 'string' &&
+    URL.canParse(input.src) &&
+    /^https?:$/.test(new URL(input.src).protocol)
+  ) {
+    return { name: fileName(new URL(input.src).pathname.split('/').pop() ?? ''), file: undefined };
+  }
   throw new ReplyError(ERRORS.validation({ image: ['Image URL is invalid'] }));
+}
+
+function fileName(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment) || null;
+  } catch {
+    return segment || null;
+  }
+}
+
+export function refuseWithoutFile(input: JsonObject): void {
+  fileOf(input);
+}
+
+/**
+ * Where Shopify serves an image from: it downloads `src` (or decodes `attachment`) and hosts the file on its CDN under
+ * the original file name, so the served `src` is never the one sent. Its size comes from the file: an attachment's is
+ * read; a `src` is never downloaded here, so its size stays 0.
+ */
+function hosted(input: JsonObject, imageId: WireId, nowMs: number): { src: string; width: number; height: number } {
+  const { name, file } = fileOf(input);
+  const path = encodeURIComponent(name ?? `${String(imageId)}.jpg`);
+  return { src: `${CDN}/${path}?v=${Math.floor(nowMs / 1000)}`, width: file?.width ?? 0, height: file?.height ?? 0 };
 }
 
 export function newImage(
@@ -31,7 +57,7 @@ export function newImage(
   position: number,
   now: { text: string; ms: number },
 ): JsonObject {
-  refuseWithoutFile(input);
+  const file = hosted(input, ids.id, now.ms);
   return {
     id: ids.id,
     product_id: ids.productId,
@@ -39,13 +65,21 @@ export function newImage(
     created_at: now.text,
     updated_at: now.text,
     alt: stringOr(input.alt, null),
-    // The file is never looked at, so its size is unknown; Shopify fills these from the file.
-    width: 0,
-    height: 0,
-    src: cdnSrc(input, ids.id, now.ms),
+    width: file.width,
+    height: file.height,
+    src: file.src,
     variant_ids: [],
     admin_graphql_api_id: `gid://shopify/ProductImage/${String(ids.id)}`,
   };
+}
+
+/** Images of a PUT in the order their `position`s ask for (EX22 product test_25), else as listed. */
+export function byPosition(inputs: JsonObject[]): JsonObject[] {
+  const wanted = (input: JsonObject, k: number) => (typeof input.position === 'number' ? input.position : k + 1);
+  return inputs
+    .map((input, k) => ({ input, at: wanted(input, k), k }))
+    .sort((a, b) => a.at - b.at || a.k - b.k)
+    .map(({ input }) => input);
 }
 
 /**
@@ -77,8 +111,7 @@ export function replaceImages(
       changed = true;
     }
     if (input.src !== undefined || input.attachment !== undefined) {
-      refuseWithoutFile(input);
-      image.src = cdnSrc(input, image.id as WireId, now.ms);
+      Object.assign(image, hosted(input, image.id as WireId, now.ms));
       changed = true;
     }
     if (changed) image.updated_at = now.text;

@@ -7,8 +7,9 @@ import { ReplyError } from '../reply.js';
 import type { ShopState } from '../shop-state.js';
 import { formatShopTime } from '../shop-time.js';
 import type { Entry } from '../store.js';
+import { orderAddress } from './addresses.js';
 import { customerWith, insertCustomer } from './customers.js';
-import { isObject } from './envelope.js';
+import { isObject, stringOr } from './envelope.js';
 
 /** The customer an order is created for: as the order embeds it, and the update of its aggregates once it exists. */
 export interface OrderCustomer {
@@ -42,25 +43,34 @@ function linked(state: ShopState, entry: Entry<CustomerFacts>): OrderCustomer {
 }
 
 /**
- * `customer: {id}` links an existing customer (422 for an unknown id); `customer: {email, first_name, …}` links the
- * customer with that email, or creates one (a taken phone then refuses the order, as shopify_python_api#606 shows).
- * Without `customer`, an order whose `email` belongs to a customer is attached to it (Matrixify's account of
- * Shopify; unverified, restore.md §1.4); no customer is created from an order's email alone.
+ * The customer of an order being created (EX22 order tests 17–23): `customer: {id}` links an existing customer (422
+ * for an unknown id). Otherwise the email (the customer's, else the order's) links the customer who has it, or a
+ * customer is created with it: named after the billing address (else the names given), the shipping address as its
+ * default address. A taken phone then refuses the order (shopify_python_api#606). An order with no email and no
+ * `customer` has none.
  */
 export function orderCustomerOf(state: ShopState, input: JsonObject): OrderCustomer | null {
   const store = state.stores.customers;
-  const given = input.customer;
-  if (isObject(given) && given.id !== undefined && given.id !== null) {
+  const given = isObject(input.customer) ? input.customer : undefined;
+  if (given && given.id !== undefined && given.id !== null) {
     const text = String(given.id);
     const entry = /^\d{1,20}$/.test(text) ? store.find(BigInt(text)) : undefined;
     if (!entry) throw new ReplyError(ERRORS.validation({ customer: ['is invalid'] }));
     return linked(state, entry);
   }
-  const email = isObject(given) ? given.email : input.email;
-  const owner = typeof email === 'string' && email !== '' ? customerWith(state, 'email', email) : undefined;
+  const email = stringOr(given?.email, null) ?? stringOr(input.email, null) ?? '';
+  const owner = email === '' ? undefined : customerWith(state, 'email', email);
   const entry = owner === undefined ? undefined : store.find(owner);
   if (entry) return linked(state, entry);
-  if (!isObject(given)) return null;
-  const created = insertCustomer(state, given);
+  if (!given && email === '') return null;
+  const billing = orderAddress(input.billing_address);
+  const home = orderAddress(input.shipping_address) ?? billing;
+  const created = insertCustomer(state, {
+    ...given,
+    ...(email !== '' && { email }),
+    first_name: billing?.first_name ?? given?.first_name ?? null,
+    last_name: billing?.last_name ?? given?.last_name ?? null,
+    addresses: home ? [home] : [],
+  });
   return linked(state, store.find(BigInt(String(created.id))) as Entry<CustomerFacts>);
 }

@@ -54,9 +54,9 @@ export function orderLines(
   state: ShopState,
   inputs: JsonObject[],
   place: { index: number; big: boolean },
+  currency: string,
   allFulfilled: boolean,
 ): Line[] {
-  const currency = state.ctx.currency;
   return inputs.map((input, k) => {
     const quantity = quantityOf(input.quantity);
     let found: { product: JsonObject; variant: JsonObject } | undefined;

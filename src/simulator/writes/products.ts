@@ -9,7 +9,7 @@ import { formatShopTime } from '../shop-time.js';
 import type { Entry } from '../store.js';
 import { isObject, normalizeTags, stringOr, timeInput, unwrap } from './envelope.js';
 import { handleTaken, uniqueHandle } from './handles.js';
-import { linkImages, newImage, refuseUnknownImages, refuseWithoutFile, replaceImages } from './images.js';
+import { byPosition, linkImages, newImage, refuseUnknownImages, refuseWithoutFile, replaceImages } from './images.js';
 import { metafieldKey, readMetafields, saveMetafields } from './metafields.js';
 import { newVariant, optionNames, optionsOf, refuseDuplicateOptions, replaceVariants } from './variants.js';
 
@@ -172,7 +172,8 @@ export function updateProduct(state: ShopState, request: SimRequest, id: bigint)
     ));
     state.limits.checkVariants(state, created.length);
   }
-  const imageInputs = objects(input.images);
+  const listed = objects(input.images);
+  const imageInputs = listed && byPosition(listed);
   let images = record.images as JsonObject[];
   if (imageInputs) {
     const make = (image: JsonObject, position: number) =>

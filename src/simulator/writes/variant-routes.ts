@@ -38,7 +38,8 @@ export function createVariant(state: ShopState, request: SimRequest, id: bigint)
     productId: product.id as JsonValue,
     inventoryItemId: state.ledger.childId('inventoryItem', big),
   };
-  const variant = newVariant(input, ids, now, state.ctx.currency);
+  // EX22 variant tests 9–11: the variant endpoint tracks stock by default, unlike a product create.
+  const variant = newVariant({ inventory_management: 'shopify', ...input }, ids, now, state.ctx.currency);
   variant.position = variants.length + 1;
   variants.push(variant);
   linkImages(variants, product.images as JsonObject[], undefined);
