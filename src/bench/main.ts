@@ -1,11 +1,12 @@
 import { runCrawlBench } from './crawl-bench.js';
+import { DIFF_BENCH_ORDERS, formatDiffBench, runDiffBench } from './diff-bench.js';
 import { runFleetBench } from './fleet-bench.js';
 import { formatSnapshotBench, runSnapshotBench, SNAPSHOT_BENCH_SIZES } from './snapshot-bench.js';
 
 /**
  * `npm run bench`: every figure the README reports, measured in one run on this machine. Select parts with
- * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`. Numbers choose the
- * snapshot sizes: `npm run bench -- snapshot 100000`.
+ * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`, `npm run bench -- diff`.
+ * Numbers choose the sizes: `npm run bench -- snapshot 100000`, `npm run bench -- diff 100000`.
  */
 const args = process.argv.slice(2);
 const parts = args.filter((arg) => !/^\d+$/.test(arg));
@@ -25,4 +26,10 @@ if (wanted('snapshot')) {
 if (wanted('fleet')) {
   process.stdout.write('\n## Fleet (30 rate-limited shops, 1 and 3 workers)\n\n');
   await runFleetBench();
+}
+if (wanted('diff')) {
+  process.stdout.write('\n## Diff (two snapshots of one shop, 1% of its orders changed)\n\n');
+  const runs = [];
+  for (const orders of sizes.length > 0 ? sizes : [DIFF_BENCH_ORDERS]) runs.push(await runDiffBench(orders));
+  process.stdout.write(formatDiffBench(runs));
 }

@@ -23,20 +23,26 @@ export const GLOBAL_FLAGS = {
  * flags built with `flag.*` (spreading shared sets such as SHOP_FLAGS or S3_READ_FLAGS), then added to COMMANDS in
  * main.ts. Nothing else to wire.
  */
-export interface CommandSpec<F extends Flags, P extends string> {
+export interface CommandSpec<F extends Flags, P extends string, O extends string = never> {
   name: string;
   describe: string;
   /** Required arguments in order, each with what it is. */
   positionals?: Readonly<Record<P, string>>;
+  /** Arguments that may follow the required ones, in order, each with what it is. */
+  optionalPositionals?: Readonly<Record<O, string>>;
   flags: F;
   /** SHOPSNAP_* variables the command reads itself (not through a flag), with what they mean. */
   variables?: Readonly<Record<string, string>>;
   /** [what it does, the command line]. */
   examples?: readonly (readonly [string, string])[];
-  run(args: CommandArgs<F, P>): Promise<void> | void;
+  run(args: CommandArgs<F, P, O>): Promise<void> | void;
 }
 
-export type CommandArgs<F extends Flags, P extends string> = FlagValues<F & typeof GLOBAL_FLAGS> & Record<P, string>;
+export type CommandArgs<F extends Flags, P extends string, O extends string = never> = FlagValues<
+  F & typeof GLOBAL_FLAGS
+> &
+  Record<P, string> &
+  Partial<Record<O, string>>;
 
 export interface CliCommand {
   name: string;
@@ -45,20 +51,24 @@ export interface CliCommand {
   module: CommandModule;
 }
 
-export function defineCommand<const F extends Flags, const P extends string = never>(
-  spec: CommandSpec<F, P>,
+export function defineCommand<const F extends Flags, const P extends string = never, const O extends string = never>(
+  spec: CommandSpec<F, P, O>,
 ): CliCommand {
   const positionals = Object.entries<string>(spec.positionals ?? ({} as Record<P, string>));
-  const usage = [`$0 ${spec.name}`, ...positionals.map(([name]) => `<${name}>`)].join(' ');
+  const optional = Object.entries<string>(spec.optionalPositionals ?? ({} as Record<O, string>));
+  const shown = [...positionals.map(([name]) => `<${name}>`), ...optional.map(([name]) => `[${name}]`)];
+  const usage = [`$0 ${spec.name}`, ...shown].join(' ');
   const flags: Flags = { ...GLOBAL_FLAGS, ...spec.flags };
   return {
     name: spec.name,
     variables: [...flagVariables(flags), ...Object.keys(spec.variables ?? {})],
     module: {
-      command: [spec.name, ...positionals.map(([name]) => `<${name}>`)].join(' '),
+      command: [spec.name, ...shown].join(' '),
       describe: spec.describe,
       builder: (yargs: Argv) => {
-        for (const [name, describe] of positionals) yargs.positional(name, { type: 'string', describe });
+        for (const [name, describe] of [...positionals, ...optional]) {
+          yargs.positional(name, { type: 'string', describe });
+        }
         const ungrouped = Object.keys(spec.flags).filter((name) => spec.flags[name]?.group === undefined);
         // "Options:" created now comes before the named groups; the global flags and --help join it at its end.
         if (ungrouped.length > 0) yargs.group(ungrouped.map(optionName), 'Options:');
@@ -67,14 +77,14 @@ export function defineCommand<const F extends Flags, const P extends string = ne
         if (epilogue.length > 0) yargs.epilogue(epilogue.join('\n\n'));
         return yargs
           .middleware((argv) => {
-            rejectUnexpected(argv, flags, positionals, usage);
+            rejectUnexpected(argv, flags, [...positionals, ...optional], usage);
             Object.assign(argv, resolveFlags(flags, argv, process.env));
           }, true)
           .fail((message, error) => {
             throw error ?? new UsageError(missingArgument(message, positionals, usage) ?? message);
           });
       },
-      handler: (argv) => spec.run(argv as unknown as CommandArgs<F, P>),
+      handler: (argv) => spec.run(argv as unknown as CommandArgs<F, P, O>),
     },
   };
 }

@@ -6,6 +6,7 @@ import { declareOptions, GLOBAL_FLAGS } from './command.js';
 import { backupCommand } from './commands/backup.js';
 import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
+import { diffCommand } from './commands/diff.js';
 import { pruneCommand } from './commands/prune.js';
 import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
@@ -29,6 +30,7 @@ const COMMANDS = [
   backupCommand,
   runCommand,
   verifyCommand,
+  diffCommand,
   snapshotsCommand,
   pruneCommand,
   restoreCommand,

@@ -1,16 +1,22 @@
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
 import PQueue from 'p-queue';
 import { parseJson } from '../shopify/json.js';
 import { type FieldChange, fieldChanges } from '../shopify/json-diff.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import { sqlString, withDuckDb } from '../sink/duckdb.js';
 import { lineSha256, rawLine } from '../sink/raw-archive-writer.js';
-import type { Manifest, ManifestFile } from '../snapshot/manifest.js';
+import { type ArchiveLine, readArchiveLines } from '../snapshot/archive-lines.js';
+import type { Manifest } from '../snapshot/manifest.js';
+import {
+  type ArchivePlace,
+  copyIndex,
+  indexFilesOf,
+  placeColumns,
+  placeOf,
+  placesSql,
+} from '../snapshot/record-index.js';
 import type { ShopClient } from '../source/shop-client.js';
 import { type FetchedRecord, fetchRecord } from '../source/single-record.js';
 import type { Storage } from '../storage/storage.js';
@@ -55,8 +61,8 @@ interface IndexedRecord {
   id: string;
   updatedMs: number | undefined;
   sha256: string;
-  part: number | undefined;
-  line: number | undefined;
+  /** Undefined in a snapshot without a raw archive. */
+  place: ArchivePlace | undefined;
 }
 
 /** Requests in flight at once: the pacer keeps them within the shop's bucket; more would only queue there. */
@@ -90,13 +96,16 @@ export async function liveCheck(options: {
   const scratch = await mkdtemp(join(tmpdir(), 'shopsnap-live-'));
   try {
     for (const resource of RESOURCES.filter((name) => manifest.resources[name] !== undefined)) {
-      const indexFiles = manifest.files.filter((file) => file.format === 'index' && file.table === resource);
+      const indexFiles = indexFilesOf(manifest.files, resource);
       if (indexFiles.length === 0) {
         throw new LiveCheckError(
           `${location} has no record index of ${resource} (written before shopsnap kept one); the live check needs it`,
         );
       }
-      const sampled = await sampleIndex(await download(storage, prefix, indexFiles, scratch), options.sample);
+      const sampled = await sampleIndex(
+        await copyIndex(storage, prefix, indexFiles, join(scratch, resource)),
+        options.sample,
+      );
       const queue = new PQueue({ concurrency: FETCHES_AT_ONCE });
       const served = await Promise.all(
         sampled.map((record) => queue.add(() => fetchRecord(options.client, resource, record.id))),
@@ -160,112 +169,55 @@ async function judgeByArchive(
   records: ReadonlyArray<{ record: IndexedRecord; live: FetchedRecord }>,
 ): Promise<Map<IndexedRecord, Verdict>> {
   const verdicts = new Map<IndexedRecord, Verdict>();
-  const byPart = new Map<number, Array<{ record: IndexedRecord; live: FetchedRecord }>>();
-  for (const entry of records) {
-    const { part, line } = entry.record;
-    if (part === undefined || line === undefined) {
+  const readable: Array<{ record: IndexedRecord; live: FetchedRecord; place: ArchivePlace }> = [];
+  for (const { record, live } of records) {
+    if (record.place === undefined) {
       const reason = 'its text differs under the same updated_at, and the snapshot has no raw archive to compare';
-      verdicts.set(entry.record, { outcome: 'unchecked', reason });
-    } else byPart.set(part, [...(byPart.get(part) ?? []), entry]);
+      verdicts.set(record, { outcome: 'unchecked', reason });
+    } else readable.push({ record, live, place: record.place });
   }
-  for (const [part, entries] of byPart) {
-    const file = rawPart(manifest, resource, part);
-    const lines = await readLines(storage, `${prefix}/${file.path}`, new Set(entries.map((e) => e.record.line ?? 0)));
-    for (const { record, live } of entries) {
-      const text = lines.get(record.line ?? 0);
-      if (text === undefined || lineSha256(text) !== record.sha256) {
-        const reason = `line ${record.line} of ${file.path} is not the record its index row describes`;
-        verdicts.set(record, { outcome: 'differs', reason });
-        continue;
-      }
-      const fields = fieldChanges(parseJson(text.toString('utf8')), parseJson(live.bytes.toString('utf8')));
-      if (fields.length === 0) verdicts.set(record, { outcome: 'equal' });
-      else if (record.updatedMs === undefined || live.updatedAt === undefined)
-        verdicts.set(record, { outcome: 'changed' });
-      else {
-        const paths = fields.map((field) => field.path);
-        const reason = `the shop serves other content under the same updated_at: ${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ', …' : ''}`;
-        verdicts.set(record, { outcome: 'differs', reason, fields });
-      }
-    }
-  }
-  return verdicts;
-}
-
-function rawPart(manifest: Manifest, resource: ResourceName, part: number): ManifestFile {
-  const name = `/part-${String(part).padStart(5, '0')}.jsonl.gz`;
-  const file = manifest.files.find((f) => f.format === 'raw' && f.table === resource && f.path.endsWith(name));
-  if (file === undefined) {
-    throw new LiveCheckError(
-      `the record index of ${resource} names raw part ${part}, which the manifest does not list`,
-    );
-  }
-  return file;
-}
-
-/** The index files, downloaded into `dir` (DuckDB reads local files). */
-async function download(
-  storage: Storage,
-  prefix: string,
-  files: readonly ManifestFile[],
-  dir: string,
-): Promise<string[]> {
-  return Promise.all(
-    files.map(async (file, i) => {
-      const local = join(dir, `index-${i}.parquet`);
-      await pipeline(await storage.get(`${prefix}/${file.path}`), createWriteStream(local));
-      return local;
-    }),
+  const raw = manifest.files.filter((file) => file.format === 'raw' && file.table === resource);
+  const lines = await readArchiveLines(
+    storage,
+    prefix,
+    raw,
+    readable.map(({ place }) => place),
   );
+  readable.forEach(({ record, live }, i) => {
+    const line = lines[i] as ArchiveLine;
+    if ('problem' in line) {
+      verdicts.set(record, { outcome: 'differs', reason: line.problem });
+      return;
+    }
+    const fields = fieldChanges(parseJson(line.text.toString('utf8')), parseJson(live.bytes.toString('utf8')));
+    if (fields.length === 0) verdicts.set(record, { outcome: 'equal' });
+    else if (record.updatedMs === undefined || live.updatedAt === undefined)
+      verdicts.set(record, { outcome: 'changed' });
+    else {
+      const paths = fields.map((field) => field.path);
+      const reason = `the shop serves other content under the same updated_at: ${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ', …' : ''}`;
+      verdicts.set(record, { outcome: 'differs', reason, fields });
+    }
+  });
+  return verdicts;
 }
 
 /** A uniform random sample of `size` rows of the index (all of them when it holds fewer): DuckDB's reservoir. */
 async function sampleIndex(files: readonly string[], size: number): Promise<IndexedRecord[]> {
   return withDuckDb({}, async (connection) => {
     const result = await connection.runAndReadAll(
-      `SELECT id::VARCHAR, epoch_ms(updated_at), sha256, part, line
-       FROM read_parquet([${files.map(sqlString).join(', ')}]) USING SAMPLE reservoir(${Math.floor(size)} ROWS)`,
+      `WITH s AS (SELECT id FROM read_parquet([${files.map(sqlString).join(', ')}])
+                  USING SAMPLE reservoir(${Math.floor(size)} ROWS)),
+            p AS (${placesSql(files, 's')})
+       SELECT p.id::VARCHAR, epoch_ms(p.updated_at), p.sha256, ${placeColumns('p')} FROM p`,
     );
-    return result.getRowsJS().map(([id, updated, sha, part, line]) => ({
+    return result.getRowsJS().map(([id, updated, sha, ...place]) => ({
       id: String(id),
       updatedMs: updated === null ? undefined : Number(updated),
       sha256: String(sha),
-      part: part === null ? undefined : Number(part),
-      line: line === null ? undefined : Number(line),
+      place: placeOf(place),
     }));
   });
-}
-
-/** The lines numbered in `wanted` (1-based) of a gzip part, streamed up to the last one wanted. */
-async function readLines(storage: Storage, key: string, wanted: ReadonlySet<number>): Promise<Map<number, Buffer>> {
-  const found = new Map<number, Buffer>();
-  const last = Math.max(...wanted);
-  // Stopping after the last line wanted aborts the rest of the download; that abort is no failure.
-  const enough = new AbortController();
-  const consume = async (source: AsyncIterable<Buffer>) => {
-    let number = 1;
-    let pending: Buffer[] = [];
-    for await (const chunk of source) {
-      let from = 0;
-      for (let at = chunk.indexOf(10); at !== -1 && number <= last; at = chunk.indexOf(10, from)) {
-        if (wanted.has(number)) found.set(number, Buffer.concat([...pending, chunk.subarray(from, at)]));
-        pending = [];
-        number++;
-        from = at + 1;
-      }
-      if (number > last) {
-        enough.abort();
-        return;
-      }
-      if (wanted.has(number)) pending.push(chunk.subarray(from));
-    }
-  };
-  try {
-    await pipeline(await storage.get(key), createGunzip(), consume, { signal: enough.signal });
-  } catch (error) {
-    if (!enough.signal.aborted) throw error;
-  }
-  return found;
 }
 
 function sum(values: readonly number[]): number {

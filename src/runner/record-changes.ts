@@ -1,15 +1,11 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import type { ParquetConverter } from '../sink/parquet-converter.js';
 import type { Manifest, ManifestFile, RecordChanges } from '../snapshot/manifest.js';
-import { downloadObject, type Storage } from '../storage/storage.js';
-
-/** A resource's record index files in a snapshot's manifest. */
-export function indexFilesOf(files: readonly ManifestFile[], resource: string): ManifestFile[] {
-  return files.filter((file) => file.format === 'index' && file.table === resource);
-}
+import { copyIndex, indexFilesOf } from '../snapshot/record-index.js';
+import type { Storage } from '../storage/storage.js';
 
 /**
  * What changed since the previous complete snapshot, per resource both snapshots hold an index of: the record indexes
@@ -30,17 +26,6 @@ export async function changesSincePrevious(options: {
 }): Promise<Manifest['changes']> {
   const { storage, previous } = options;
   if (previous === undefined) return undefined;
-  const copy = async (key: string, files: readonly ManifestFile[], side: string): Promise<string[]> => {
-    const dir = join(options.scratch, side);
-    await mkdir(dir, { recursive: true });
-    return Promise.all(
-      files.map(async (file, i) => {
-        const path = join(dir, `${i}.parquet`);
-        await downloadObject(storage, `${key}/${file.path}`, path);
-        return path;
-      }),
-    );
-  };
   const counted: Partial<Record<ResourceName, RecordChanges>> = {};
   try {
     for (const resource of options.resources) {
@@ -48,8 +33,13 @@ export async function changesSincePrevious(options: {
       const after = indexFilesOf(options.files, resource);
       if (before.length === 0 || after.length === 0 || previous.resources[resource] === undefined) continue;
       const { added, removed, changed } = await options.converter.countChanges(
-        await copy(`${previous.shop}/${previous.snapshot_id}`, before, `${resource}-before`),
-        await copy(options.prefix, after, `${resource}-after`),
+        await copyIndex(
+          storage,
+          `${previous.shop}/${previous.snapshot_id}`,
+          before,
+          join(options.scratch, `${resource}-before`),
+        ),
+        await copyIndex(storage, options.prefix, after, join(options.scratch, `${resource}-after`)),
       );
       counted[resource] = { added, removed, changed };
     }

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { countRows } from '../sink/count-rows.js';
 import type { ParquetConverter } from '../sink/parquet-converter.js';
+import { partNumberOf } from '../sink/part-writer.js';
 import { recordIndexTable } from '../sink/record-index-writer.js';
 import type { WrittenFile } from '../sink/written-file.js';
 import { type Checkpoint, type ResourceProgress, writeCheckpoint } from '../snapshot/checkpoint.js';
@@ -180,11 +181,10 @@ export function partSeries(file: { format: string; table: string }): string {
   return `${file.format === 'raw' || file.format === 'index' ? file.format : 'ndjson'}/${file.table}`;
 }
 
-/** `…/part-00042.ndjson.gz` → 42. */
 function partNumber(path: string): number {
-  const match = /part-(\d+)\.[^/\\]+$/.exec(path);
-  if (match === null) throw new IntegrityError(`${path} is not a part file`);
-  return Number(match[1]);
+  const number = partNumberOf(path);
+  if (number === undefined) throw new IntegrityError(`${path} is not a part file`);
+  return number;
 }
 
 /** Re-reads a finished file before it may be listed in a manifest or checkpoint. */

@@ -62,6 +62,12 @@ function partName(index: number, extension: string): string {
   return `part-${String(index).padStart(5, '0')}.${extension}`;
 }
 
+/** `…/part-00042.ndjson.gz` → 42; undefined for a path that names no part. */
+export function partNumberOf(path: string): number | undefined {
+  const match = /part-(\d+)\.[^/\\]+$/.exec(path);
+  return match === null ? undefined : Number(match[1]);
+}
+
 /**
  * Lines into rotating gzip parts `<dir>/<name>/part-NNNNN.<extension>`, shared by the NDJSON table writer and the raw
  * archive. Lines must not contain '\n'; the caller guarantees that.

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from '../sink/duckdb.js';
+import { type ArchivePlace, placeColumns, placeOf, placesSql } from './record-index.js';
 
 /** How one resource's records differ between two snapshots, by id and by the sha256 of their raw text. */
 export interface ChangeCounts {
@@ -7,17 +8,6 @@ export interface ChangeCounts {
   removed: number;
   changed: number;
   unchanged: number;
-}
-
-/** Where a record's line lies in a snapshot's raw archive, with the gzip member holding it (see the README). */
-export interface ArchivePlace {
-  part: number;
-  line: number;
-  sha256: string;
-  /** The member: its byte offset, the number of its first line, and where the next one starts (undefined: none). */
-  offset: number;
-  firstLine: number;
-  end: number | undefined;
 }
 
 /** A record that differs, with its places in the two archives where it has one (no place without an archive). */
@@ -29,84 +19,72 @@ export interface RecordDifference {
   after: ArchivePlace | undefined;
 }
 
-/** The two indexes (Parquet files of one resource, local paths) as `a` (before) and `b` (after). */
-function bothIndexes(before: readonly string[], after: readonly string[]): string {
-  const read = (files: readonly string[]) => `SELECT * FROM read_parquet([${files.map(sqlString).join(', ')}])`;
-  return `WITH a AS (${read(before)}), b AS (${read(after)})`;
+/** Two snapshots' record indexes of one resource, compared: the counts, and the records that differ. */
+export interface IndexComparison {
+  counts: ChangeCounts;
+  /** The records that differ, in batches, ordered by id, each with its places in the two archives. */
+  differences(): AsyncIterable<RecordDifference[]>;
 }
 
 /**
- * Compares two record indexes by id and sha256. DuckDB joins them (spilling to disk past its memory limit): the records
- * themselves are never read, and no index is held in this process.
+ * The one comparison of two record indexes (Parquet files of one resource, local paths): every record of either, by
+ * id, is `added` (only after), `removed` (only before), `changed` (another sha256 of its raw text) or `unchanged`,
+ * kept in the connection's temp table `compared` (id and change: about 16 bytes a record). DuckDB joins the indexes,
+ * spilling to disk past its memory limit: the records themselves are never read, and no index is held in this
+ * process. The places of the records that differ are looked up by id afterwards, for those few only.
  */
+export async function compareIndexes(
+  connection: DuckDBConnection,
+  before: readonly string[],
+  after: readonly string[],
+): Promise<IndexComparison> {
+  const read = (files: readonly string[]) =>
+    `SELECT id, sha256 FROM read_parquet([${files.map(sqlString).join(', ')}])`;
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE compared AS
+     WITH a AS (${read(before)}), b AS (${read(after)})
+     SELECT coalesce(a.id, b.id) AS id,
+            CASE WHEN a.id IS NULL THEN 'added' WHEN b.id IS NULL THEN 'removed'
+                 WHEN a.sha256 = b.sha256 THEN 'unchanged' ELSE 'changed' END AS change
+     FROM a FULL JOIN b ON a.id = b.id`,
+  );
+  const result = await connection.runAndReadAll('SELECT change, count(*) FROM compared GROUP BY change');
+  const counts: ChangeCounts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
+  for (const [change, n] of result.getRowsJS()) counts[change as keyof ChangeCounts] = Number(n);
+  return { counts, differences: () => differences(connection, before, after) };
+}
+
+/** What a manifest records of a comparison. */
 export async function countChanges(
   connection: DuckDBConnection,
   before: readonly string[],
   after: readonly string[],
 ): Promise<ChangeCounts> {
-  const result = await connection.runAndReadAll(
-    `${bothIndexes(before, after)}
-     SELECT count(*) FILTER (WHERE a.id IS NULL) AS added,
-            count(*) FILTER (WHERE b.id IS NULL) AS removed,
-            count(*) FILTER (WHERE a.sha256 <> b.sha256) AS changed,
-            count(*) FILTER (WHERE a.sha256 = b.sha256) AS unchanged
-     FROM a FULL JOIN b ON a.id = b.id`,
-  );
-  const [added = 0, removed = 0, changed = 0, unchanged = 0] = (result.getRowsJS()[0] ?? []).map(Number);
-  return { added, removed, changed, unchanged };
+  return (await compareIndexes(connection, before, after)).counts;
 }
 
-/**
- * The records that differ between two indexes, in batches, ordered by id, each with its places in the two archives.
- * A member's first line and end come from the index itself: every line of a part has its row.
- */
-export async function* differences(
+async function* differences(
   connection: DuckDBConnection,
   before: readonly string[],
   after: readonly string[],
 ): AsyncIterable<RecordDifference[]> {
-  const members = (side: string) =>
-    `SELECT part, gzip_offset, min(line) AS first_line,
-            lead(gzip_offset) OVER (PARTITION BY part ORDER BY gzip_offset) AS member_end
-     FROM ${side} WHERE part IS NOT NULL GROUP BY part, gzip_offset`;
-  const place = (side: string) =>
-    `d.${side}_part, d.${side}_line, d.${side}_sha256, d.${side}_offset, ${side}m.first_line, ${side}m.member_end`;
+  // One step at a time, each result kept as a temp table: one query of them all needed several times the memory.
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE differing AS SELECT id, change FROM compared WHERE change <> 'unchanged'`,
+  );
+  await connection.run(`CREATE OR REPLACE TEMP TABLE places_before AS ${placesSql(before, 'differing')}`);
+  await connection.run(`CREATE OR REPLACE TEMP TABLE places_after AS ${placesSql(after, 'differing')}`);
   const result = await connection.stream(
-    `${bothIndexes(before, after)},
-     am AS (${members('a')}),
-     bm AS (${members('b')}),
-     d AS (
-       SELECT a.id AS a_id, b.id AS b_id,
-              a.part AS a_part, a.line AS a_line, a.sha256 AS a_sha256, a.gzip_offset AS a_offset,
-              b.part AS b_part, b.line AS b_line, b.sha256 AS b_sha256, b.gzip_offset AS b_offset
-       FROM a FULL JOIN b ON a.id = b.id
-       WHERE a.sha256 IS DISTINCT FROM b.sha256)
-     SELECT coalesce(d.a_id, d.b_id)::VARCHAR AS id,
-            CASE WHEN d.a_id IS NULL THEN 'added' WHEN d.b_id IS NULL THEN 'removed' ELSE 'changed' END AS change,
-            ${place('a')}, ${place('b')}
-     FROM d
-     LEFT JOIN am ON am.part = d.a_part AND am.gzip_offset = d.a_offset
-     LEFT JOIN bm ON bm.part = d.b_part AND bm.gzip_offset = d.b_offset
-     ORDER BY coalesce(d.a_id, d.b_id)`,
+    `SELECT d.id::VARCHAR, d.change, ${placeColumns('a')}, ${placeColumns('b')}
+     FROM differing d LEFT JOIN places_before a ON a.id = d.id LEFT JOIN places_after b ON b.id = d.id
+     ORDER BY d.id`,
   );
   for await (const rows of result.yieldRowsJs()) {
     yield rows.map((row) => ({
       id: String(row[0]),
       change: row[1] as RecordDifference['change'],
-      before: placeOf(row.slice(2, 8)),
-      after: placeOf(row.slice(8, 14)),
+      before: placeOf(row.slice(2, 9)),
+      after: placeOf(row.slice(9, 16)),
     }));
   }
-}
-
-function placeOf([part, line, sha256, offset, firstLine, end]: readonly unknown[]): ArchivePlace | undefined {
-  if (part === null || part === undefined || sha256 === null) return undefined;
-  return {
-    part: Number(part),
-    line: Number(line),
-    sha256: String(sha256),
-    offset: Number(offset),
-    firstLine: Number(firstLine),
-    end: end === null || end === undefined ? undefined : Number(end),
-  };
 }

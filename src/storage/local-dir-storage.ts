@@ -1,12 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, link, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import {
+  copyFile,
+  type FileHandle,
+  link,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { crashPoint } from '../crash-point.js';
 import { describeErrno, errnoCode, fsyncPath, hashFile } from '../local-file.js';
 import {
   assertSafeKey,
+  type ByteRange,
   type PutOptions,
   type Storage,
   StorageError,
@@ -64,6 +77,32 @@ export class LocalDirStorage implements Storage {
       throw new StorageError('ERR_STORAGE_NOT_FOUND', `${this.#describe(key)} does not exist`);
     }
     return createReadStream(path);
+  }
+
+  async readRange(key: string, range: ByteRange): Promise<Buffer> {
+    let file: FileHandle;
+    try {
+      file = await open(this.#pathOf(key), 'r');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT') || isErrno(error, 'ENOTDIR')) {
+        throw new StorageError('ERR_STORAGE_NOT_FOUND', `${this.#describe(key)} does not exist`);
+      }
+      throw this.#error(error, key, 'read');
+    }
+    try {
+      const bytes = Buffer.allocUnsafe(Math.max(0, range.end - range.start));
+      let filled = 0;
+      while (filled < bytes.length) {
+        const { bytesRead } = await file.read(bytes, filled, bytes.length - filled, range.start + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return bytes.subarray(0, filled);
+    } catch (error) {
+      throw this.#error(error, key, 'read');
+    } finally {
+      await file.close();
+    }
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {

@@ -9,6 +9,12 @@ export interface StoredObject {
   sha256?: string;
 }
 
+/** Bytes `start` (inclusive) up to `end` (exclusive) of an object. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
 export interface PutOptions {
   /** Hex sha256 of the whole content, stored with the object (S3 metadata) and checked after the write. */
   sha256: string;
@@ -38,6 +44,11 @@ export interface Storage {
   putBytes(key: string, body: Uint8Array, options: PutOptions): Promise<StoredObject>;
   head(key: string): Promise<StoredObject | undefined>;
   get(key: string): Promise<Readable>;
+  /**
+   * The bytes of `range`, fewer where the object ends before `range.end` (none where it ends before its start): a
+   * small part of a large object, e.g. one gzip member of an archive part, read in one request.
+   */
+  readRange(key: string, range: ByteRange): Promise<Buffer>;
   list(prefix: string): AsyncIterable<StoredObject>;
   /** Removes the object; missing keys are not an error. Used only to clean up a run's own leftovers. */
   delete(key: string): Promise<void>;

@@ -1,9 +1,13 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { S3Storage } from '../../src/storage/s3-storage.js';
 import { lastLine, runCli } from '../helpers/cli.js';
 import { BUCKET, S3RVER_CLI_ENV, s3rverCliFlags, s3rverOptions } from '../helpers/s3-fixture.js';
 import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
+import { clientFor } from '../simulator/shop-client.js';
 
 const TOKEN = 'shpat_s3_e2e_51ab';
 
@@ -72,16 +76,38 @@ describe('shopsnap backup --out s3://… against a real S3-protocol server', () 
     expect(verify.code).toBe(0);
   });
 
-  it('the next night records its changes against the first, reading both record indexes from the bucket', async () => {
+  it('the next night records its changes against the first, and diff reads both from the bucket', async () => {
     const [first] = (await keysUnder('nightly')).filter((key) => key.endsWith('/manifest.json'));
+    const customer = String([...shop.records('customers')][7]?.id);
+    const note = { customer: { id: customer, note: 'moved to Lyon' } };
+    expect((await clientFor(shop).put(`/customers/${customer}.json`, note)).status).toBe(200);
     const result = await backup('nightly');
     expect(result.code, result.stderr).toBe(0);
     const { manifest } = JSON.parse(result.stdout);
     const none = { added: 0, removed: 0, changed: 0 };
     expect(manifest.changes).toEqual({
       since: first?.split('/').at(-2),
-      resources: { products: none, customers: none, orders: none },
+      resources: { products: none, customers: { ...none, changed: 1 }, orders: none },
     });
+
+    // diff reads the indexes from the bucket, and the changed record's text by ranged reads of its gzip members.
+    const details = join(await mkdtemp(join(tmpdir(), 'shopsnap-s3-diff-')), 'details.ndjson');
+    const shopFolder = `s3://${BUCKET}/nightly/${manifest.shop}`;
+    const diff = await runCli(['diff', shopFolder, '--json', '--details', details, ...s3rverCliFlags(s3.endpoint)], {
+      env: S3RVER_CLI_ENV,
+    });
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(JSON.parse(diff.stdout).resources.customers).toEqual({
+      ...none,
+      changed: 1,
+      unchanged: shop.count('customers') - 1,
+    });
+    const [line, ...more] = (await readFile(details, 'utf8')).trimEnd().split('\n');
+    expect(more).toEqual([]);
+    const { fields, ...record } = JSON.parse(line as string);
+    expect(record).toEqual({ resource: 'customers', id: customer, change: 'changed' });
+    expect(fields.find((field: { path: string }) => field.path === '$.note').after).toBe('moved to Lyon');
+    await rm(join(details, '..'), { recursive: true, force: true });
   });
 
   it('a run killed mid-upload leaves no manifest in the bucket, and the rerun resumes it to a verified snapshot', async () => {

@@ -1,16 +1,13 @@
-import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/shopify/json.js';
 import { type ResourceName, SINGULAR } from '../../src/shopify/resources.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { type Manifest, serializeManifest } from '../../src/snapshot/manifest.js';
 import { failureLine, lastLine, runCli } from '../helpers/cli.js';
-import { queryIn } from '../helpers/duckdb-query.js';
-import { gunzipLines } from '../helpers/snapshot-files.js';
+import { gunzipLines, rewriteRecord } from '../helpers/snapshot-files.js';
 import { clientFor, deletableOrders } from '../simulator/shop-client.js';
 
 const TOKEN = 'shpat_verify_live_3e1d';
@@ -178,36 +175,4 @@ async function unchangedRecord(location: string, resource: ResourceName): Promis
     if (served.text === `{"${SINGULAR[resource]}":${line}}`) return { id, text: line };
   }
   throw new Error(`no ${resource} record of ${location} is served unchanged`);
-}
-
-/**
- * Replaces a record's line in the raw archive and its sha256 in the record index, and the two files' sizes and
- * hashes in the manifest: a snapshot whose files agree with each other and with the manifest, holding `text`.
- */
-async function rewriteRecord(location: string, resource: ResourceName, id: string, text: string): Promise<void> {
-  const rawPath = join(location, 'raw', resource, 'part-00000.jsonl.gz');
-  const lines = await gunzipLines(rawPath);
-  const at = lines.findIndex((line) => line.startsWith(`{"id":${id},`) || line.includes(`"id":${id}`));
-  lines[at] = text;
-  await writeFile(rawPath, gzipSync(`${lines.join('\n')}\n`));
-  const indexPath = join(location, 'index', resource, 'part-00000.parquet');
-  const sha = createHash('sha256').update(text).digest('hex');
-  await queryIn(
-    location,
-    `COPY (SELECT * REPLACE (CASE WHEN id = ${id} THEN '${sha}' ELSE sha256 END AS sha256)
-           FROM read_parquet('index/${resource}/part-00000.parquet'))
-     TO 'index-rewritten.parquet' (FORMAT parquet)`,
-  );
-  await rename(join(location, 'index-rewritten.parquet'), indexPath);
-  const manifest = await readManifest(location);
-  const files = await Promise.all(
-    manifest.files.map(async (file) => {
-      if (file.path !== `raw/${resource}/part-00000.jsonl.gz` && file.path !== `index/${resource}/part-00000.parquet`) {
-        return file;
-      }
-      const bytes = await readFile(join(location, file.path));
-      return { ...file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-    }),
-  );
-  await writeManifest(location, { ...manifest, files });
 }

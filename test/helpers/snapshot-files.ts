@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createGunzip, gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import { sqlString, withDuckDb } from '../../src/sink/duckdb.js';
+import { type Manifest, serializeManifest } from '../../src/snapshot/manifest.js';
 
 /** Every file under `dir`, recursively, as absolute paths; none when `dir` is missing or not a directory. */
 export async function filesUnder(dir: string): Promise<string[]> {
@@ -104,4 +105,70 @@ function splitLines(text: Buffer): Buffer[] {
     lines.push(text.subarray(start, end));
   }
   return lines;
+}
+
+/**
+ * Replaces a record's line in a snapshot's raw archive, as a backup would have written it: each gzip member of the part
+ * compressed alone again, the record index's gzip offsets moved with them and (unless `keepIndexSha256`, which makes a
+ * line that no longer matches its index row: damage) the record's sha256 set to the new text's; then the sizes and
+ * hashes of the changed files in the manifest. The result agrees with its manifest, so `verify` passes it.
+ */
+export async function rewriteRecord(
+  location: string,
+  resource: string,
+  id: string,
+  text: string,
+  options: { keepIndexSha256?: boolean } = {},
+): Promise<void> {
+  const rows = await readRecordIndex(location, resource);
+  const row = rows.find((candidate) => candidate.id === id);
+  if (row?.part == null) throw new Error(`${location}: no raw line of ${resource} ${id}`);
+  const part = row.part;
+  const rawPath = join(location, 'raw', resource, `part-${String(part).padStart(5, '0')}.jsonl.gz`);
+  const file = await readFile(rawPath);
+  const here = rows.filter((candidate) => candidate.part === part);
+  const offsets = [...new Set(here.map((candidate) => candidate.gzip_offset as number))].sort((a, b) => a - b);
+  const moved: [number, number][] = [];
+  const members: Buffer[] = [];
+  let at = 0;
+  offsets.forEach((offset, i) => {
+    let member = gunzipSync(file.subarray(offset, offsets[i + 1] ?? file.length));
+    if (offset === row.gzip_offset) {
+      const first = Math.min(...here.filter((r) => r.gzip_offset === offset).map((r) => r.line as number));
+      const lines = splitLines(member).map((line) => line.toString('utf8'));
+      lines[(row.line as number) - first] = text;
+      member = Buffer.from(`${lines.join('\n')}\n`);
+    }
+    moved.push([offset, at]);
+    const compressed = gzipSync(member);
+    members.push(compressed);
+    at += compressed.length;
+  });
+  await writeFile(rawPath, Buffer.concat(members));
+  const manifest = JSON.parse(await readFile(join(location, 'manifest.json'), 'utf8')) as Manifest;
+  const indexFiles = manifest.files.filter((f) => f.format === 'index' && f.table === resource);
+  const sha256 = options.keepIndexSha256 ? undefined : createHash('sha256').update(text).digest('hex');
+  await withDuckDb({}, async (db) => {
+    for (const indexFile of indexFiles) {
+      const path = join(location, indexFile.path);
+      const offset = `CASE gzip_offset ${moved.map(([from, to]) => `WHEN ${from} THEN ${to}`).join(' ')} END`;
+      await db.run(
+        `COPY (SELECT * REPLACE (
+                 ${sha256 === undefined ? 'sha256' : `CASE WHEN id = ${id} THEN '${sha256}' ELSE sha256 END`} AS sha256,
+                 (CASE WHEN part = ${part} THEN ${offset} ELSE gzip_offset END)::BIGINT AS gzip_offset)
+               FROM read_parquet(${sqlString(path)}))
+         TO ${sqlString(`${path}.rewritten`)} (FORMAT parquet)`,
+      );
+      await rename(`${path}.rewritten`, path);
+    }
+  });
+  const changed = new Set([`raw/${resource}/${rawPath.split('/').at(-1)}`, ...indexFiles.map((f) => f.path)]);
+  const files = await Promise.all(
+    manifest.files.map(async (entry) => {
+      if (!changed.has(entry.path)) return entry;
+      const bytes = await readFile(join(location, entry.path));
+      return { ...entry, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    }),
+  );
+  await writeFile(join(location, 'manifest.json'), serializeManifest({ ...manifest, files }));
 }

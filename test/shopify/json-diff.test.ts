@@ -44,6 +44,15 @@ describe('fieldChanges', () => {
         { path: '$["odd key"]', before: 1, after: 2 },
       ],
     ],
+    [
+      'keys named like what every object inherits',
+      '{"a":1}',
+      '{"a":1,"constructor":2,"toString":null}',
+      [
+        { path: '$.constructor', before: undefined, after: 2 },
+        { path: '$.toString', before: undefined, after: null },
+      ],
+    ],
     ['an object where an array was', '{"a":[1]}', '{"a":{"0":1}}', [{ path: '$.a', before: [1], after: { 0: 1 } }]],
   ])('names %s', (_name, before, after, expected) => {
     expect(changes(before, after)).toEqual(expected);

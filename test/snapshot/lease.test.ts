@@ -211,6 +211,7 @@ describe('acquireLease', () => {
       putFile: (...args) => storage.putFile(...args),
       head: (key) => storage.head(key),
       get: (key) => storage.get(key),
+      readRange: (key, range) => storage.readRange(key, range),
       list: (prefix) => storage.list(prefix),
       // Without release waiting for the renewal, the renewal lands right after this delete.
       delete: async (key) => {

@@ -64,6 +64,23 @@ export function runStorageContract(name: string, makeStorage: MakeStorage): void
       expect(sha256(await readAll(await s.get('snap-1/orders.ndjson')))).toBe(sha256(body));
     });
 
+    it('readRange reads the bytes of a range, fewer where the object ends first, none past its end', async () => {
+      const s = await fresh();
+      const body = text('0123456789abcdef');
+      await s.putBytes('snap-1/raw.jsonl.gz', body, { sha256: sha256(body) });
+      const read = async (start: number, end: number) =>
+        (await s.readRange('snap-1/raw.jsonl.gz', { start, end })).toString();
+      expect(await read(3, 7)).toBe('3456');
+      expect(await read(0, 1)).toBe('0');
+      expect(await read(10, 16)).toBe('abcdef');
+      expect(await read(10, 100)).toBe('abcdef');
+      expect(await read(16, 20)).toBe('');
+      expect(await read(5, 5)).toBe('');
+      await expect(s.readRange('snap-1/missing', { start: 0, end: 4 })).rejects.toMatchObject({
+        code: 'ERR_STORAGE_NOT_FOUND',
+      });
+    });
+
     it('putFile uploads a file whose read-back hash matches', async () => {
       const s = await fresh();
       const body = Buffer.alloc(300_000, 'abcdefghij');
