@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../src/shopify/json.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { failureLine, runCli } from '../helpers/cli.js';
-import { readRecordIndex, rewriteRecord } from '../helpers/snapshot-files.js';
+import { gunzipLines, readRecordIndex, rewriteRecord } from '../helpers/snapshot-files.js';
 import { clientFor } from '../simulator/shop-client.js';
 
 const TOKEN = 'shpat_diff_e2e_4a7c';
@@ -190,6 +190,21 @@ describe('shopsnap diff (built binary)', () => {
     expect((await readdir(work)).filter((name) => name.includes('damaged.ndjson'))).toEqual([]);
   });
 
+  it('takes a record written otherwise (keys in another order) for changed, with no field changed', async () => {
+    const respelled = join(work, 'respelled', ...nights[1].split('/').slice(-2));
+    await cp(nights[1], respelled, { recursive: true });
+    const [row] = await readRecordIndex(respelled, 'products');
+    const record = (await readRecordLine(respelled, 'products', row?.id as string)) as Record<string, unknown>;
+    const reordered = `{${Object.keys(record)
+      .reverse()
+      .map((key) => `${JSON.stringify(key)}:${stringifyJson(record[key])}`)
+      .join(',')}}`;
+    await rewriteRecord(respelled, 'products', row?.id as string, reordered);
+    expect((await runCli(['verify', respelled])).code).toBe(0);
+    const details = await detailsOf(nights[1], respelled);
+    expect(details).toEqual([{ resource: 'products', id: row?.id, change: 'changed', fields: [] }]);
+  });
+
   it('compares snapshots without a raw archive by their indexes: changed records come without fields', async () => {
     const details = await detailsOf(...bare);
     expect(details.map(({ resource, id, change }) => ({ resource, id, change }))).toEqual(expectedChanges());
@@ -236,6 +251,13 @@ describe('shopsnap diff (built binary)', () => {
     expect(failureLine(result.stderr)).toBe(`shopsnap: cannot write ${file}: no such file or directory (ENOENT)`);
   });
 });
+
+/** A record's raw line in a snapshot, parsed (exact ids). */
+async function readRecordLine(location: string, resource: string, id: string) {
+  const row = (await readRecordIndex(location, resource)).find((candidate) => candidate.id === id);
+  const lines = await gunzipLines(join(location, 'raw', resource, `part-0000${row?.part}.jsonl.gz`));
+  return parseJson(lines[(row?.line as number) - 1] as string);
+}
 
 let otherShop: Promise<string> | undefined;
 
