@@ -2,11 +2,11 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../src/shopify/json.js';
+import { type JsonObject, parseJson, stringifyJson } from '../../src/shopify/json.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import { failureLine, runCli } from '../helpers/cli.js';
 import { gunzipLines, readRecordIndex, rewriteRecord } from '../helpers/snapshot-files.js';
-import { clientFor } from '../simulator/shop-client.js';
+import { clientFor, deletableOrders } from '../simulator/shop-client.js';
 
 const TOKEN = 'shpat_diff_e2e_4a7c';
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -19,7 +19,7 @@ let nights: [string, string];
 /** The same two nights without a raw archive (`--formats ndjson`). */
 let bare: [string, string];
 /** What the test did to the shop between the two nights, by exact id. */
-const did = { updated: '', deleted: '', created: '', order: '' };
+const did = { updated: '', deleted: '', deletedOrders: [] as string[], created: '', order: '' };
 
 async function backup(out: string, ...flags: string[]): Promise<string> {
   const result = await runCli(['backup', '--shop', shop.url, '--out', join(work, out), '--json', ...flags], {
@@ -36,9 +36,18 @@ beforeAll(async () => {
   const first = await backup('out');
   const firstBare = await backup('bare', '--formats', 'ndjson');
   const api = clientFor(shop);
-  const big = [...shop.records('customers')].filter((customer) => BigInt(customer.id as bigint) > SAFE);
-  did.updated = String(big[0]?.id);
-  did.deleted = String(big[1]?.id);
+  const isBig = (record: JsonObject) => BigInt(record.id as bigint) > SAFE;
+  // Shopify deletes a customer only without orders: one whose orders can all be deleted goes with them.
+  const deletable = new Set(deletableOrders(shop).map((order) => String(order.id)));
+  const ordersOf = (id: unknown) =>
+    [...shop.records('orders')].filter((order) => (order.customer as { id?: unknown } | null)?.id === id);
+  const customers = [...shop.records('customers')].filter(isBig);
+  const gone = customers.find((customer) => ordersOf(customer.id).every((order) => deletable.has(String(order.id))));
+  did.deleted = String(gone?.id);
+  did.deletedOrders = ordersOf(gone?.id).map((order) => String(order.id));
+  did.updated = String(customers.find((customer) => customer !== gone)?.id);
+  expect(did.deletedOrders.length).toBeGreaterThan(0);
+  for (const id of did.deletedOrders) expect((await api.delete(`/orders/${id}.json`)).status).toBe(200);
   const note = { customer: { id: did.updated, note: 'called back', tags: 'vip, "quoted"' } };
   expect((await api.put(`/customers/${did.updated}.json`, note)).status).toBe(200);
   expect((await api.delete(`/customers/${did.deleted}.json`)).status).toBe(200);
@@ -49,7 +58,9 @@ beforeAll(async () => {
   const orders = await readRecordIndex(first, 'orders');
   const lastMember = Math.max(...orders.map((row) => row.gzip_offset as number));
   expect(lastMember).toBeGreaterThan(0);
-  did.order = (orders.find((row) => row.gzip_offset === lastMember) as { id: string }).id;
+  did.order = (
+    orders.find((row) => row.gzip_offset === lastMember && !did.deletedOrders.includes(row.id)) as { id: string }
+  ).id;
   const order = { order: { id: did.order, note: 'leave at the door' } };
   expect((await api.put(`/orders/${did.order}.json`, order)).status).toBe(200);
   nights = [first, await backup('out')];
@@ -72,14 +83,16 @@ interface Detail {
 
 /** What the test did between the two nights, as --details lists it: by resource, then by id. */
 function expectedChanges(): { resource: string; id: string; change: string }[] {
-  const customers = [did.updated, did.deleted, did.created].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  const byId = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : 1);
+  const customers = [did.updated, did.deleted, did.created].sort(byId);
+  const orders = [did.order, ...did.deletedOrders].sort(byId);
   return [
     ...customers.map((id) => ({
       resource: 'customers',
       id,
       change: id === did.updated ? 'changed' : id === did.deleted ? 'removed' : 'added',
     })),
-    { resource: 'orders', id: did.order, change: 'changed' },
+    ...orders.map((id) => ({ resource: 'orders', id, change: id === did.order ? 'changed' : 'removed' })),
   ];
 }
 
@@ -101,7 +114,7 @@ describe('shopsnap diff (built binary)', () => {
       resources: {
         products: { added: 0, removed: 0, changed: 0, unchanged: 8 },
         customers: { added: 1, removed: 1, changed: 1, unchanged: 118 },
-        orders: { added: 0, removed: 0, changed: 1, unchanged: 149 },
+        orders: { added: 0, removed: did.deletedOrders.length, changed: 1, unchanged: 149 - did.deletedOrders.length },
       },
     });
   });
@@ -116,7 +129,7 @@ describe('shopsnap diff (built binary)', () => {
         'resource   added  removed  changed  unchanged',
         'products       0        0        0          8',
         'customers      1        1        1        118',
-        'orders         0        0        1        149',
+        `orders         0  ${String(did.deletedOrders.length).padStart(7)}        1        ${149 - did.deletedOrders.length}`,
         '',
       ].join('\n'),
     );
@@ -130,7 +143,14 @@ describe('shopsnap diff (built binary)', () => {
     expect(byId.get(did.deleted)).toEqual({ resource: 'customers', id: did.deleted, change: 'removed' });
     expect(byId.get(did.created)).toEqual({ resource: 'customers', id: did.created, change: 'added' });
     const customer = byId.get(did.updated)?.fields ?? [];
-    expect(customer.map((field) => field.path).sort()).toEqual(['$.note', '$.tags', '$.updated_at']);
+    // The simulated shop also derives email_marketing_consent afresh on every update of a customer.
+    const derived = (path: string) => path.startsWith('$.email_marketing_consent.');
+    expect(
+      customer
+        .map((field) => field.path)
+        .filter((path) => !derived(path))
+        .sort(),
+    ).toEqual(['$.note', '$.tags', '$.updated_at']);
     expect(customer.find((field) => field.path === '$.note')).toEqual({
       path: '$.note',
       before: null,
