@@ -71,8 +71,19 @@ export function errnoCode(error: unknown): string | undefined {
   return typeof code === 'string' && typeof syscall === 'string' ? code : undefined;
 }
 
+/** Why a file operation failed, in words: the system's for a Node system error, else the error's message. */
+export function fileErrorReason(error: unknown): string {
+  const code = errnoCode(error);
+  return code === undefined ? String((error as Error)?.message ?? error) : describeErrno(code);
+}
+
+/** Where libuv's words say less than the C library's ("illegal operation on a directory" for reading one). */
+const PLAINER_WORDS: Readonly<Record<string, string>> = { EISDIR: 'is a directory' };
+
 /** 'no space left on device (ENOSPC)': the system's words for an errno code. */
 export function describeErrno(code: string): string {
+  const plainer = PLAINER_WORDS[code];
+  if (plainer !== undefined) return `${plainer} (${code})`;
   for (const [name, description] of getSystemErrorMap().values()) {
     if (name === code) return `${description} (${code})`;
   }

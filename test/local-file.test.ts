@@ -56,6 +56,8 @@ describe('describeErrno', () => {
   it.each([
     ['ENOSPC', 'no space left on device (ENOSPC)'],
     ['EACCES', 'permission denied (EACCES)'],
+    ['ENOENT', 'no such file or directory (ENOENT)'],
+    ['EISDIR', 'is a directory (EISDIR)'],
     ['ENOT_AN_ERRNO', 'ENOT_AN_ERRNO'],
   ])('%s → %s', (code, words) => {
     expect(describeErrno(code)).toBe(words);

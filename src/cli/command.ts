@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { closest } from './closest.js';
+import { exitCodesText } from './exit-codes.js';
 import { type Flags, type FlagValues, flag, flagVariables, optionName, resolveFlags, variableName } from './flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,7 +15,7 @@ export const GLOBAL_FLAGS = {
  * runs. `defineCommand` gives it the rest:
  * - a flag with `env: true` is read from SHOPSNAP_<FLAG> when not given on the command line; the command reads no
  *   other variable, so one that another command uses (SHOPSNAP_TOKEN for `verify`) changes nothing;
- * - `--help` names each flag's variable, lists ungrouped flags first, and prints examples whole;
+ * - `--help` names each flag's variable, lists ungrouped flags first, prints examples whole and the exit codes;
  * - values are typed and checked, naming the flag or variable they came from; an unknown flag, an extra or a missing
  *   argument is a usage error (exit 2) that says which, with a "did you mean";
  * - main.ts learns the variables it reads, to warn about SHOPSNAP_* names no command knows.
@@ -73,8 +74,8 @@ export function defineCommand<const F extends Flags, const P extends string = ne
         // "Options:" created now comes before the named groups; the global flags and --help join it at its end.
         if (ungrouped.length > 0) yargs.group(ungrouped.map(optionName), 'Options:');
         declareOptions(yargs, spec.flags);
-        const epilogue = [examplesText(spec.examples ?? []), variablesText(spec.variables ?? {})].filter(Boolean);
-        if (epilogue.length > 0) yargs.epilogue(epilogue.join('\n\n'));
+        const epilogue = [examplesText(spec.examples ?? []), variablesText(spec.variables ?? {}), exitCodesText()];
+        yargs.epilogue(epilogue.filter(Boolean).join('\n\n'));
         return yargs
           .middleware((argv) => {
             rejectUnexpected(argv, flags, [...positionals, ...optional], usage);

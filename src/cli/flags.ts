@@ -121,8 +121,9 @@ function checked(spec: FlagSpec, source: string, value: unknown): unknown {
   return typed;
 }
 
-function listItems(spec: FlagSpec, source: string, text: string): string[] {
-  const items = [
+/** `parquet, raw,,parquet` → ['parquet', 'raw']: the items of a comma-separated list, once each. */
+export function commaList(text: string): string[] {
+  return [
     ...new Set(
       text
         .split(',')
@@ -130,6 +131,10 @@ function listItems(spec: FlagSpec, source: string, text: string): string[] {
         .filter((item) => item !== ''),
     ),
   ];
+}
+
+function listItems(spec: FlagSpec, source: string, text: string): string[] {
+  const items = commaList(text);
   if (items.length === 0) {
     throw new UsageError(`${source} names nothing${spec.choices ? `; choose from ${spec.choices.join(', ')}` : ''}`);
   }

@@ -14,6 +14,7 @@ import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
 import { snapshotsCommand } from './commands/snapshots.js';
 import { verifyCommand } from './commands/verify.js';
+import { exitCodesText } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { flagVariables } from './flags.js';
 import { endQuietlyWhenOutputCloses, failureJson, globalFlagOn } from './output.js';
@@ -51,7 +52,8 @@ try {
   const cli = yargs(argv)
     .scriptName('shopsnap')
     .locale('en')
-    .usage('$0 <command> [options]\n\nBack up and export a Shopify (Admin REST 2022-01) shop.');
+    .usage('$0 <command> [options]\n\nBack up and export a Shopify (Admin REST 2022-01) shop.')
+    .epilogue(exitCodesText());
   declareOptions(cli, GLOBAL_FLAGS);
   for (const command of COMMANDS) cli.command(command.module);
   await cli

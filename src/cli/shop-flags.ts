@@ -5,7 +5,11 @@ import { UsageError } from './usage-error.js';
 
 /** The flags of a command that talks to one shop. */
 export const SHOP_FLAGS = {
-  shop: flag.string({ describe: 'The shop: name, name.myshopify.com or https://name.myshopify.com', env: true }),
+  shop: flag.string({
+    describe:
+      'The shop: name, name.myshopify.com, https://name.myshopify.com or its admin address (https://admin.shopify.com/store/name/…)',
+    env: true,
+  }),
   token: flag.string({
     describe: 'Admin API access token; prefer the variable or --token-file (arguments are visible to other users)',
     env: true,

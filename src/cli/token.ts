@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { fileErrorReason } from '../local-file.js';
 
 export class TokenSourceError extends Error {
   override name = 'TokenSourceError';
@@ -13,9 +14,7 @@ export async function resolveToken(args: { token?: string; tokenFile?: string })
     try {
       text = await readFile(args.tokenFile, 'utf8');
     } catch (error) {
-      throw new TokenSourceError(
-        `cannot read the token file ${args.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
+      throw new TokenSourceError(`cannot read the token file ${args.tokenFile}: ${fileErrorReason(error)}`);
     }
     const token = text.trim();
     if (token === '') throw new TokenSourceError(`the token file ${args.tokenFile} is empty`);

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { commaList } from '../cli/flags.js';
 import { parseShopAddress } from '../cli/shop-address.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import type { S3Settings } from '../storage/index.js';
@@ -62,7 +63,7 @@ export function parseJobFile(text: string, file: string): JobSpec {
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw new JobFileError(file, [`not valid YAML: ${(error as Error).message.split('\n')[0]}`]);
+    throw new JobFileError(file, [`not valid YAML: ${yamlErrorText((error as Error).message)}`]);
   }
   if (!isRecord(document)) throw new JobFileError(file, ['the file must be a mapping of job settings']);
   for (const key of Object.keys(document)) if (!TOP_KEYS.has(key)) problems.push(`${key}: unknown setting`);
@@ -89,6 +90,16 @@ export function parseJobFile(text: string, file: string): JobSpec {
     parallelShops,
     ...(retention === undefined ? {} : { retention }),
   };
+}
+
+/**
+ * The yaml library's message whole: its first line says what and where, the lines after it show the offending line
+ * with a caret under the spot. Indented to sit under the problem's text, the caret still pointing where it should.
+ */
+function yamlErrorText(message: string): string {
+  const [what = '', ...context] = message.replace(/\s+$/, '').split('\n');
+  while (context[0]?.trim() === '') context.shift();
+  return [what, ...context.map((line) => (line === '' ? '' : `      ${line}`))].join('\n');
 }
 
 const RETENTION_KEYS = ['keep_within_days', 'keep_last'];
@@ -158,16 +169,20 @@ function readList<T extends string>(
   problems: string[],
 ): T[] {
   if (value === undefined) return fallback;
-  if (!Array.isArray(value) || value.length === 0) {
+  // One value, or several separated by commas, as the flags take them: `formats: parquet`, `formats: parquet, raw`.
+  const scalar = typeof value === 'string';
+  const items: unknown[] = scalar ? commaList(value) : Array.isArray(value) ? value : [];
+  if (items.length === 0) {
     problems.push(`${where}: must be a non-empty list of ${allowed.join(', ')}`);
     return fallback;
   }
-  value.forEach((item, index) => {
+  items.forEach((item, index) => {
     if (!(allowed as readonly unknown[]).includes(item)) {
-      problems.push(`${where}[${index}]: ${JSON.stringify(item)} is not one of ${allowed.join(', ')}`);
+      const at = scalar ? where : `${where}[${index}]`;
+      problems.push(`${at}: ${JSON.stringify(item)} is not one of ${allowed.join(', ')}`);
     }
   });
-  return [...new Set(value as T[])];
+  return [...new Set(items as T[])];
 }
 
 function readInteger(

@@ -8,6 +8,12 @@ import type { JsonValue } from '../shopify/json.js';
 export abstract class ShopError extends Error {
   abstract readonly code: string;
   abstract readonly retryable: boolean;
+  /** What went wrong without naming the URL (a message that names it already, as a retry's give-up, adds this). */
+  readonly reason: string;
+  constructor(message: string, options?: { cause?: unknown; reason?: string }) {
+    super(message, { cause: options?.cause });
+    this.reason = options?.reason ?? message;
+  }
 }
 
 /** A non-2xx answer. */
@@ -21,7 +27,8 @@ export class ShopHttpError extends ShopError {
     readonly bodyExcerpt: string,
     options?: { retryAfterMs?: number | undefined; errors?: JsonValue | undefined; cause?: unknown },
   ) {
-    super(`${url} answered ${status}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`, { cause: options?.cause });
+    const reason = `answered ${status}${bodyExcerpt ? `: ${bodyExcerpt}` : ''}`;
+    super(`${url} ${reason}`, { cause: options?.cause, reason });
     this.retryable = isRetryableStatus(status);
     this.retryAfterMs = options?.retryAfterMs;
     this.errors = options?.errors;
@@ -89,7 +96,8 @@ export class ShopTransportError extends ShopError {
     readonly url: string,
     cause: unknown,
   ) {
-    super(`request to ${url} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    const reason = (cause as Error)?.message ?? String(cause);
+    super(`request to ${url} failed: ${reason}`, { cause, reason });
   }
 }
 
@@ -103,7 +111,7 @@ export class ShopBodyError extends ShopError {
     detail: string,
     cause?: unknown,
   ) {
-    super(`unusable response body from ${url}: ${detail}`, { cause });
+    super(`unusable response body from ${url}: ${detail}`, { cause, reason: `unusable response body: ${detail}` });
   }
 }
 
@@ -120,7 +128,8 @@ export class ShopBodyEncodingError extends ShopError {
     readonly url: string,
     bytes: number,
   ) {
-    super(`response body from ${url} is not valid UTF-8 (${bytes} bytes): it was damaged on the way`);
+    const why = `is not valid UTF-8 (${bytes} bytes): it was damaged on the way`;
+    super(`response body from ${url} ${why}`, { reason: `the response body ${why}` });
   }
 }
 
@@ -222,7 +231,9 @@ export class RetriesExhaustedError extends ShopError {
     readonly attempts: number,
     cause: unknown,
   ) {
-    super(`gave up on ${url} after ${attempts} attempts: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    // The last failure was of this same URL: its reason, not its message, so the URL is named once.
+    const last = cause instanceof ShopError ? cause.reason : ((cause as Error)?.message ?? String(cause));
+    super(`gave up on ${url} after ${attempts} attempts: ${last}`, { cause });
   }
 }
 

@@ -16,7 +16,7 @@ import {
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { crashPoint } from '../crash-point.js';
-import { describeErrno, errnoCode, fsyncPath, hashFile } from '../local-file.js';
+import { fileErrorReason, fsyncPath, hashFile } from '../local-file.js';
 import {
   assertSafeKey,
   type ByteRange,
@@ -207,9 +207,9 @@ export class LocalDirStorage implements Storage {
         : isErrno(error, 'EACCES') || isErrno(error, 'EPERM') || isErrno(error, 'EROFS')
           ? 'ERR_STORAGE_ACCESS'
           : 'ERR_STORAGE_IO';
-    const errno = errnoCode(error);
-    const reason = errno === undefined ? (error as Error).message : describeErrno(errno);
-    return new StorageError(code, `cannot ${action} ${this.#describe(key)}: ${reason}`, { cause: error });
+    return new StorageError(code, `cannot ${action} ${this.#describe(key)}: ${fileErrorReason(error)}`, {
+      cause: error,
+    });
   }
 }
 

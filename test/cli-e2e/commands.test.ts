@@ -31,7 +31,7 @@ describe('shopsnap commands as a user runs them (built binary)', () => {
     const job = join(work, 'bad.yaml');
     await writeFile(
       job,
-      'shops:\n  - shop: "../escape"\n    token_env: 5\nresources: [products, widgets]\ndepth: -1\nformats: parquet\n',
+      'shops:\n  - shop: "../escape"\n    token_env: 5\nresources: [products, widgets]\ndepth: -1\nformats: parquet, csv\n',
     );
     const result = await runCli(['run', job]);
     expect(result.code).toBe(2);
@@ -43,7 +43,7 @@ describe('shopsnap commands as a user runs them (built binary)', () => {
         '  - shops[0].token_env: must be text',
         '  - resources[1]: "widgets" is not one of products, customers, orders',
         '  - depth: must be a whole number from 1 to 100',
-        '  - formats: must be a non-empty list of parquet, ndjson, raw',
+        '  - formats: "csv" is not one of parquet, ndjson, raw',
         '  - out: required, a directory or s3://bucket/prefix',
       ]),
     );

@@ -55,7 +55,7 @@ describe('a job shop whose token cannot be had', () => {
     const failureLines = result.stderr.split('\n').filter((line) => line.startsWith('shopsnap: '));
     expect(failureLines).toEqual([
       `shopsnap: ${unsetKey} failed: no access token: the variable TOKEN_NEVER_SET (its token_env) is not set`,
-      `shopsnap: ${fileKey} failed: cannot read the token file ${missingPath}: ENOENT`,
+      `shopsnap: ${fileKey} failed: cannot read the token file ${missingPath}: no such file or directory (ENOENT)`,
     ]);
     expect(result.stderr).not.toMatch(/SHOPSNAP_TOKEN/);
     const logged = result.stderr

@@ -19,9 +19,34 @@ describe('parseJobFile', () => {
     expect(job.out).not.toBe('');
   });
 
-  it('names a YAML syntax error', () => {
-    expect(problemsOf('shops: [')[0]).toMatch(/^not valid YAML: /);
+  it('names a YAML syntax error with the offending line and a caret under the spot', () => {
+    expect(problemsOf('shops:\n  - shop: a\n    token_env: T\n out: x\n')).toEqual([
+      [
+        'not valid YAML: All mapping items must start at the same column at line 4, column 1:',
+        '          token_env: T',
+        '       out: x',
+        '      ^',
+      ].join('\n'),
+    ]);
   });
+
+  it.each([
+    ['one name', 'formats: parquet', 'resources: orders', ['parquet'], ['orders']],
+    [
+      'names separated by commas',
+      'formats: "parquet, raw,"',
+      'resources: orders,products',
+      ['parquet', 'raw'],
+      ['orders', 'products'],
+    ],
+    ['a list', 'formats: [ndjson, ndjson]', 'resources: [customers]', ['ndjson'], ['customers']],
+  ])(
+    'takes formats and resources as %s, as the flags do',
+    (_name, formats, resources, expectedFormats, expectedResources) => {
+      const job = parseJobFile(`shops: [{shop: a, token_env: T}]\nout: x\n${formats}\n${resources}\n`, 'job.yaml');
+      expect([job.formats, job.resources]).toEqual([expectedFormats, expectedResources]);
+    },
+  );
 
   it('fills defaults', () => {
     const job = parseJobFile('shops: [{shop: a, token_env: T}]\nout: ./x\n', 'jobs/daily.yaml');
@@ -79,8 +104,8 @@ describe('parseJobFile', () => {
       'shop addresses that could leave the shop host or its folder',
       'out: x\nshops: [{shop: ../x, token_env: T}, {shop: x.myshopify.com.evil.io, token_env: T}, {shop: ok, token_env: T}]',
       [
-        'shops[0].shop: invalid shop "../x": not a shop name; expected a shop name, name.myshopify.com or https://name.myshopify.com',
-        'shops[1].shop: invalid shop "x.myshopify.com.evil.io": not a shop name; expected a shop name, name.myshopify.com or https://name.myshopify.com',
+        'shops[0].shop: invalid shop "../x": not a shop name; expected a shop name, name.myshopify.com, https://name.myshopify.com or https://admin.shopify.com/store/name',
+        'shops[1].shop: invalid shop "x.myshopify.com.evil.io": not a shop name; expected a shop name, name.myshopify.com, https://name.myshopify.com or https://admin.shopify.com/store/name',
       ],
     ],
     [
@@ -91,6 +116,19 @@ describe('parseJobFile', () => {
         'retention.keep_within_days: must be a whole number from 1 to 36500',
         'retention.keep_last: must be a whole number from 0 to 1000000',
       ],
+    ],
+    [
+      'formats and resources given as text that names nothing known',
+      'out: x\nshops: [{shop: a, token_env: T}]\nformats: parquet, csv\nresources: " , "',
+      [
+        'resources: must be a non-empty list of products, customers, orders',
+        'formats: "csv" is not one of parquet, ndjson, raw',
+      ],
+    ],
+    [
+      'formats that are neither text nor a list',
+      'out: x\nshops: [{shop: a, token_env: T}]\nformats: 5',
+      ['formats: must be a non-empty list of parquet, ndjson, raw'],
     ],
     [
       'a retention that is not a mapping',

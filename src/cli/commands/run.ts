@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { fileErrorReason } from '../../local-file.js';
 import { type JobSpec, parseJobFile } from '../../runner/job-file.js';
 import { runJob, type ShopTarget } from '../../runner/run-job.js';
 import { parseShard, selectShard } from '../../runner/shard.js';
@@ -106,7 +107,7 @@ async function readJobText(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read job file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UsageError(`cannot read job file ${path}: ${fileErrorReason(error)}`);
   }
 }
 
