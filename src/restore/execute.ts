@@ -11,6 +11,7 @@ import type { IdMap } from './id-map.js';
 import type { ChildIds, Journal, StepKey, StepKind } from './journal.js';
 import type { Plan, PlanRow } from './plan.js';
 import { customerCreateBody, customerUpdate } from './records/customer-bodies.js';
+import { idText } from './records/ids.js';
 import { markerOf } from './records/natural-keys.js';
 import { orderCreateBody, orderUpdate } from './records/order-bodies.js';
 import { type OrderStateStep, orderStateSteps } from './records/order-states.js';
@@ -233,13 +234,53 @@ class Executor {
   }
 
   private async restoreRecord(row: PlanRow, record: JsonObject): Promise<void> {
+    const step = row.class === 'create' ? 'create' : 'update';
+    const key: StepKey = { step, resource: row.resource, id: row.id };
+    if (row.resource === 'products' && this.variantLimit !== undefined) {
+      this.fail(key, 429, this.variantLimit.errors, VARIANT_LIMIT_REASON);
+      return;
+    }
+    const blocked = row.resource === 'orders' && step === 'create' ? this.blockedBy(record) : undefined;
+    if (blocked !== undefined) {
+      this.fail(key, undefined, undefined, blocked);
+      return;
+    }
     try {
       if (row.class === 'create') await this.create(row, record);
       else await this.update(row, record);
     } catch (error) {
-      if (!this.refusal(error, row.resource, row.id, 'create')) throw error;
+      if (error instanceof ShopThrottledError && row.resource === 'products' && isVariantLimit(error)) {
+        this.fail(key, 429, error.errors, VARIANT_LIMIT_REASON);
+        return;
+      }
+      if (!this.refusal(error, row.resource, row.id, step)) throw error;
     }
   }
+
+  /**
+   * Why an order must wait, or undefined: a line item names a product of the snapshot that this run could not restore
+   * (refused, or in conflict). Created now, the line would become a custom item for good; run again once the product
+   * is there, it points at its variant.
+   */
+  private blockedBy(order: JsonObject): string | undefined {
+    const products = this.o.plan.resources.products;
+    if (products === undefined) return undefined;
+    for (const line of Array.isArray(order.line_items) ? order.line_items : []) {
+      if (!isJsonObject(line)) continue;
+      const variant = idText(line.variant_id);
+      const product = idText(line.product_id);
+      if (variant === undefined || product === undefined || this.o.ids.target('variants', variant) !== undefined)
+        continue;
+      const failure = this.result.failures.find((f) => f.resource === 'products' && f.id === product);
+      if (failure !== undefined) return `waits for product ${product}, which could not be restored: ${failure.message}`;
+      const row = products.rows.find((r) => r.id === product);
+      if (row?.class === 'conflict') return `waits for product ${product}, which is in conflict: ${row.reason}`;
+    }
+    return undefined;
+  }
+
+  /** The shop's answer once its daily limit on new variants is reached: no product write is sent after it. */
+  private variantLimit: ShopThrottledError | undefined;
 
   // ---- creates ----
 
@@ -503,6 +544,8 @@ class Executor {
    */
   private async write(key: StepKey, path: string, call: WriteCall, envelope: string | undefined): Promise<JsonObject> {
     const orderCreate = key.resource === 'orders' && key.step === 'create';
+    // Product creates and updates, and the variant endpoint, may make variants: the variant limit's 429 is theirs.
+    const variantWrite = key.resource === 'products' && key.step !== 'delete';
     for (;;) {
       if (orderCreate) await this.orderLimit.acquire();
       const request = `${call.method} ${path}`;
@@ -521,12 +564,20 @@ class Executor {
             shape: { kind: 'write', resource: key.resource },
             onRetry: () => this.result.writes++,
             ...(orderCreate ? { ownLimit: OrderCreateLimit.recognises } : {}),
+            ...(variantWrite ? { ownLimit: isVariantLimit } : {}),
           },
         );
         if (orderCreate) this.orderLimit.applied();
         crashPoint('restore-after-write');
         return response.value;
       } catch (error) {
+        if (variantWrite && error instanceof ShopThrottledError && this.variantLimit === undefined) {
+          this.variantLimit = error;
+          this.o.logger?.warn(
+            { resource: 'products', error: error.message },
+            `products: ${VARIANT_LIMIT_REASON}; the products left are not sent, and the orders that need them wait`,
+          );
+        }
         if (orderCreate && error instanceof ShopThrottledError) {
           this.orderLimit.refused(error);
           continue;
@@ -582,6 +633,18 @@ class Executor {
     }
     return outcome;
   }
+}
+
+/**
+ * Shopify's limit on new variants (1,000 a day once a shop has 50,000; restore.md §0.8) answers a 429 of its own, with
+ * no Retry-After. Waiting out a day inside one run helps nobody: the run goes on with everything else and says when to
+ * run it again.
+ */
+const VARIANT_LIMIT_REASON =
+  "the shop's daily limit on new variants is reached (Shopify allows 1,000 a day once a shop has 50,000): run the same command again later, it goes on from here";
+
+function isVariantLimit(error: ShopThrottledError): boolean {
+  return /variant/i.test(error.bodyExcerpt);
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

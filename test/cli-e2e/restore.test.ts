@@ -198,6 +198,35 @@ describe('shopsnap restore, migrate', () => {
   });
 });
 
+describe('shopsnap restore, the variant limit', () => {
+  it('stops sending products at the daily variant limit, holds back the orders that need them, and goes on when run again', async () => {
+    const windowMs = 2000;
+    const target = await shop({ ...EMPTY, variantCreateThrottle: { afterVariants: 0, variants: 6, windowMs } });
+    const first = await restoreJson(target, ['--yes']);
+    expect(first.code, first.stderr).toBe(3);
+    expect(first.stderr).toMatch(/products: the shop's daily limit on new variants is reached/);
+    const failures = first.report.failures as Array<{ resource: string; message: string }>;
+    const products = failures.filter((failure) => failure.resource === 'products');
+    expect(products.length).toBeGreaterThan(0);
+    for (const failure of products) expect(failure.message).toMatch(/run the same command again later/);
+    const held = failures.filter((failure) => failure.resource === 'orders');
+    expect(held.length).toBeGreaterThan(0);
+    for (const failure of held) expect(failure.message).toMatch(/^waits for product \d+, which could not be restored/);
+    // No order was made with a custom line item in place of a product that is only late.
+    for (const order of target.records('orders')) {
+      for (const line of order.line_items as Array<{ variant_id: unknown }>) expect(line.variant_id).not.toBeNull();
+    }
+    // Refused only while in flight when the limit struck: nothing is sent after it.
+    expect(target.stats().writeLimits.variantCreate).toBeLessThanOrEqual(6);
+
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const second = await restoreJson(target, ['--yes']);
+    expect(second.report.failures).toEqual([]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await comparedWithSource(target, 'after-the-limit')).toEqual([]);
+  });
+});
+
 describe('shopsnap restore, recover', () => {
   it('re-creates deleted records and rolls back edits in the shop the snapshot was taken of', async () => {
     const damaged = await shop({ ...SOURCE, token: 'shpat_damaged_51b' });
