@@ -95,6 +95,8 @@ describe('simulated shop: product writes', () => {
     expect(historic.published_at).toBe('2019-05-06T07:08:09-04:00');
     expect((await create({ title: 'Draft', status: 'draft' })).published_at).toBeNull();
     expect((await create({ title: 'Hidden', published: false })).published_at).toBeNull();
+    // Archived, it stays published as it was: shops hold archived products published while they were active.
+    expect((await create({ title: 'Archived', status: 'archived', published: true })).published_at).not.toBeNull();
   });
 
   it('stores inline metafields of the product and its variants, and does not serve them with the product', async () => {

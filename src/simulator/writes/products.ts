@@ -40,13 +40,14 @@ export function productPlace(state: ShopState, id: bigint): { index: number; big
 }
 
 /**
- * `published_at` as Shopify sets it: null for a product not published (`published: false`, or a status other than
- * active); else the time given (whether 2022-01 keeps a historical value is unverified, restore.md §1.2: the simulated
+ * `published_at` as Shopify sets it: null for a product not published (`published: false`, or a draft); an archived
+ * product keeps being published as it was when active (generated shops hold such products, so a restore must be able
+ * to write them; whether 2022-01 publishes an archived product created as such is unverified); else the time given (whether 2022-01 keeps a historical value is unverified, restore.md §1.2: the simulated
  * shop keeps it), else the time it was published, else now.
  */
 function publishedAt(input: JsonObject, status: string, current: JsonValue | undefined, now: string): JsonValue {
   const given = timeInput(input.published_at, 'published_at');
-  if (input.published === false || input.published_at === null || status !== 'active') return null;
+  if (input.published === false || input.published_at === null || status === 'draft') return null;
   if (given !== undefined) return formatShopTime(given);
   return typeof current === 'string' ? current : now;
 }
