@@ -1,12 +1,13 @@
 import { runCrawlBench } from './crawl-bench.js';
 import { DIFF_BENCH_ORDERS, formatDiffBench, runDiffBench } from './diff-bench.js';
 import { runFleetBench } from './fleet-bench.js';
+import { runRestoreBench } from './restore-bench.js';
 import { formatSnapshotBench, runSnapshotBench, SNAPSHOT_BENCH_SIZES } from './snapshot-bench.js';
 
 /**
  * `npm run bench`: every figure the README reports, measured in one run on this machine. Select parts with
- * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`, `npm run bench -- diff`.
- * Numbers choose the sizes: `npm run bench -- snapshot 100000`, `npm run bench -- diff 100000`.
+ * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`, `npm run bench -- diff`,
+ * `npm run bench -- restore`. Numbers choose the sizes: `npm run bench -- snapshot 100000`, `npm run bench -- diff 100000`.
  */
 const args = process.argv.slice(2);
 const parts = args.filter((arg) => !/^\d+$/.test(arg));
@@ -22,6 +23,10 @@ if (wanted('snapshot')) {
   const runs = [];
   for (const orders of sizes.length > 0 ? sizes : SNAPSHOT_BENCH_SIZES) runs.push(await runSnapshotBench(orders));
   process.stdout.write(formatSnapshotBench(runs));
+}
+if (wanted('restore')) {
+  process.stdout.write('\n## Restore (into an empty shop, realistic latency)\n\n');
+  await runRestoreBench();
 }
 if (wanted('fleet')) {
   process.stdout.write('\n## Fleet (30 rate-limited shops, 1 and 3 workers)\n\n');

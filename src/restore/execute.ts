@@ -80,9 +80,9 @@ export interface ExecuteOptions {
 const CREATE_ATTEMPTS = 3;
 
 /**
- * Carries out a plan: products and customers (independent of each other) in parallel, then orders (their line items
- * and customers through the id map), each order's states right after it (cancel before anything else, then close or
- * open), then --prune's deletes (orders before customers before products: Shopify refuses to delete a customer with
+ * Carries out a plan: products and customers (independent of each other) in parallel, and each order as soon as the
+ * products and customer it names are written (its line items and customer through the id map), each order's states
+ * right after it (cancel before anything else, then close or open), then --prune's deletes (orders before customers before products: Shopify refuses to delete a customer with
  * orders). Every write is journaled: its intent before it is sent, its result after; a create never goes out twice
  * unless the shop, searched for its marker, does not hold it.
  */
@@ -152,8 +152,14 @@ class Executor {
       if (this.o.plan.resources[resource] !== undefined) this.result.resources[resource] = noOutcome();
     }
     await this.settleUnsure();
-    await Promise.all([this.phase('products'), this.phase('customers')]);
-    await this.phase('orders');
+    for (const resource of ['products', 'customers'] as const) {
+      for (const row of this.o.plan.resources[resource]?.rows ?? []) {
+        if (row.class === 'create' || row.class === 'update') this.pending.set(`${resource} ${row.id}`, settleable());
+      }
+    }
+    // Orders start as soon as the products and customers they name are written, not after all of them: a barrier
+    // between the resources would leave the bucket idle while the slowest writes before it come back.
+    await Promise.all([this.phase('products'), this.phase('customers'), this.phase('orders')]);
     for (const resource of [...RESOURCES].reverse()) await this.prune(resource);
     return this.result;
   }
@@ -191,26 +197,49 @@ class Executor {
     const rows = new Map(plan.rows.map((row) => [row.id, row]));
     if (resource === 'orders') this.ordersLeft = plan.counts.create;
     const tasks: Promise<void>[] = [];
-    for await (const { id, record } of this.o.source.records(resource)) {
-      if (this.fatal !== undefined) break;
-      const row = rows.get(id);
-      if (row === undefined) continue;
-      this.settleMatched(row);
-      if (row.class !== 'create' && row.class !== 'update') continue;
-      // Back-pressure: the archive is read no faster than its records are written.
-      await this.queue.onSizeLessThan(this.o.concurrency);
-      tasks.push(this.task(() => this.restoreRecord(row, record)));
+    try {
+      for await (const { id, record } of this.o.source.records(resource)) {
+        if (this.fatal !== undefined) break;
+        const row = rows.get(id);
+        if (row === undefined) continue;
+        this.settleMatched(row);
+        if (row.class !== 'create' && row.class !== 'update') continue;
+        if (resource === 'orders') await this.dependencies(record);
+        // Back-pressure: the archive is read no faster than its records are written.
+        await this.queue.onSizeLessThan(this.o.concurrency);
+        const pending = this.pending.get(`${resource} ${id}`);
+        // What orders wait for goes first.
+        const priority = resource === 'orders' ? 0 : 1;
+        tasks.push(this.task(() => this.restoreRecord(row, record), priority).finally(() => pending?.settle()));
+      }
+      await Promise.all(tasks);
+    } finally {
+      // A phase stopped early leaves nothing for an order to wait on.
+      for (const [key, pending] of this.pending) if (key.startsWith(`${resource} `)) pending.settle();
     }
-    await Promise.all(tasks);
     if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  /** Products and customers the plan writes, each settled once written (or given up): orders wait for theirs. */
+  private readonly pending = new Map<string, { promise: Promise<void>; settle(): void }>();
+
+  /** Until the products an order's line items name and its customer are written, where this run writes them. */
+  private async dependencies(order: JsonObject): Promise<void> {
+    const keys = (Array.isArray(order.line_items) ? order.line_items : []).flatMap((line) => {
+      const product = isJsonObject(line) ? idText(line.product_id) : undefined;
+      return product === undefined ? [] : [`products ${product}`];
+    });
+    const customer = isJsonObject(order.customer) ? idText(order.customer.id) : undefined;
+    if (customer !== undefined) keys.push(`customers ${customer}`);
+    await Promise.all(keys.map((key) => this.pending.get(key)?.promise));
   }
 
   /**
    * Runs a write task in the queue. A failure no record can be blamed for (credentials, a frozen shop, retries
    * exhausted, an interruption) stops the restore: nothing more is started, what is in flight ends, and it is thrown.
    */
-  private task(work: () => Promise<void>): Promise<void> {
-    return this.queue.add(work).catch((error: unknown) => {
+  private task(work: () => Promise<void>, priority = 0): Promise<void> {
+    return this.queue.add(work, { priority }).catch((error: unknown) => {
       this.fatal ??= error;
       this.queue.clear();
     });
@@ -645,6 +674,14 @@ const VARIANT_LIMIT_REASON =
 
 function isVariantLimit(error: ShopThrottledError): boolean {
   return /variant/i.test(error.bodyExcerpt);
+}
+
+function settleable(): { promise: Promise<void>; settle(): void } {
+  let settle: () => void = () => {};
+  const promise = new Promise<void>((resolve) => {
+    settle = resolve;
+  });
+  return { promise, settle };
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -53,7 +53,7 @@ export interface RestoreOutcome {
 }
 
 /** Writes in flight at once. The pacer holds them to the shop's bucket; this covers a Plus bucket's round trips. */
-const WRITES_AT_ONCE = 16;
+const WRITES_AT_ONCE = 32;
 
 /**
  * `shopsnap restore`: reads the snapshot, indexes the target with the backup's crawl, plans, and (unless --plan, and
