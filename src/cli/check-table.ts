@@ -1,3 +1,4 @@
+import { count } from '../human.js';
 import type { CheckReport } from '../runner/check-report.js';
 import { TIER_NAMES } from '../shopify/tiers.js';
 
@@ -22,7 +23,7 @@ export function formatCheckReport(report: CheckReport, shopArgument: string): st
         ? 'none reported (no rate limit)'
         : `${report.bucket.size} requests: ${TIER_NAMES[report.bucket.tier]}, leaking ${report.bucket.leak_per_second}/s (a twentieth a second)`,
     ],
-    ['round trip', report.round_trip_ms === null ? '–' : `${report.round_trip_ms} ms (the slowest count)`],
+    ['round trip', roundTripText(report.round_trip_ms)],
   ];
   const lines = rows.map(([label, value]) => `${label.padEnd(LABEL)}${value}`);
   const resources = Object.entries(report.resources);
@@ -39,7 +40,7 @@ export function formatCheckReport(report: CheckReport, shopArgument: string): st
     const { requests, duration_ms, depth } = report.estimate;
     lines.push(
       `${'estimate'.padEnd(LABEL)}${requests.toLocaleString('en-US')} requests, about ${formatDuration(duration_ms)} with --depth ${depth}`,
-      `${''.padEnd(LABEL)}(the crawl's model at the tier's leak and the measured round trip: an estimate, not a measurement)`,
+      `${''.padEnd(LABEL)}(the crawl's model at the tier's leak and the measured round trips: an estimate, not a measurement)`,
     );
   }
   lines.push('', ...report.notes.map((note) => `note: ${note}`), ...report.problems.map((p) => `problem: ${p}`));
@@ -52,6 +53,13 @@ export function formatCheckReport(report: CheckReport, shopArgument: string): st
 }
 
 const LABEL = 13;
+
+/** `count 150 ms, a page: products 1,412 ms, orders 1,905 ms`: each kind of request by its own round trip. */
+function roundTripText(roundTrips: CheckReport['round_trip_ms']): string {
+  if (roundTrips === null) return '–';
+  const pages = Object.entries(roundTrips.page).map(([resource, ms]) => `${resource} ${count(ms)} ms`);
+  return `count ${count(roundTrips.count)} ms, a page: ${pages.join(', ')}`;
+}
 
 /** `850 ms`, `42 s`, `3 min 20 s`, `2 h 05 min`. */
 export function formatDuration(ms: number): string {

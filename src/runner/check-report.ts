@@ -13,11 +13,14 @@ export interface CheckReport {
   /** Records per resource with the crawl's own filters; null where the token may not read the resource. */
   resources: Partial<Record<ResourceName, { records: number | null; filters: Record<string, string> }>>;
   bucket: { size: number | null; tier: RateTier; leak_per_second: number | null };
-  /** The slowest of the counts, asked for together. */
-  round_trip_ms: number | null;
+  /**
+   * Round trips by kind: a count's (the slowest of the counts, asked for together) and a full page's of each resource
+   * the token may read (its first 250 records, with the crawl's filters).
+   */
+  round_trip_ms: { count: number; page: Partial<Record<ResourceName, number>> } | null;
   /**
    * The backup's fewest requests and the crawl's own model of their duration (shop-probe.ts `expectedCrawlMs`): an
-   * estimate from the tier's leak and the measured round trip, over the resources the token may read.
+   * estimate from the tier's leak and the measured round trips of each kind, over the resources the token may read.
    */
   estimate: { requests: number; duration_ms: number; depth: number } | null;
   /** Why a backup would fail or be incomplete, one sentence each. */
@@ -34,6 +37,8 @@ export function buildCheckReport(
   const readable = request.resources.filter((resource) => check.records[resource] !== undefined);
   const records = readable.map((resource) => check.records[resource] as number);
   const problems = missing.map((scope) => scopeProblem(scope, request.resources));
+  const roundTrips = check.roundTrips;
+  const pageMs = (resource: ResourceName): number => roundTrips?.pageMs[resource] ?? 0;
   const notes: string[] = [];
   if (check.apiVersion !== undefined && check.apiVersion !== API_VERSION) {
     notes.push(
@@ -56,14 +61,23 @@ export function buildCheckReport(
       tier: rateTier(check.bucketMax),
       leak_per_second: check.bucketMax === undefined ? null : tierLeakPerSecond(check.bucketMax),
     },
-    round_trip_ms: check.roundTripMs === undefined ? null : Math.round(check.roundTripMs),
+    round_trip_ms:
+      roundTrips === undefined
+        ? null
+        : {
+            count: Math.round(roundTrips.countMs),
+            page: Object.fromEntries(readable.map((resource) => [resource, Math.round(pageMs(resource))])),
+          },
     estimate:
-      check.roundTripMs === undefined || readable.length === 0
+      roundTrips === undefined || readable.length === 0
         ? null
         : {
             requests: minimumCrawlRequests(records),
             duration_ms: Math.round(
-              expectedCrawlMs({ records, bucketMax: check.bucketMax, roundTripMs: check.roundTripMs }, request.depth),
+              expectedCrawlMs(
+                { records, bucketMax: check.bucketMax, countMs: roundTrips.countMs, pageMs: readable.map(pageMs) },
+                request.depth,
+              ),
             ),
             depth: request.depth,
           },

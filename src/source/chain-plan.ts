@@ -32,7 +32,7 @@ export interface ChainPlanInput {
 /** Expected requests an extra window adds: its partial last page. */
 export const REQUESTS_PER_EXTRA_CHAIN = 0.5;
 /** Chains end unevenly and round trips jitter: the chains' limit is stretched by this much. */
-const CHAIN_MARGIN = 1.25;
+export const CHAIN_MARGIN = 1.25;
 /** More chains must shorten the expected finish by this share, or the estimate's noise would buy windows for nothing. */
 const WORTHWHILE_GAIN = 0.1;
 

@@ -490,13 +490,10 @@ export class ResourceCrawl {
     const window = chain.window;
     const since = chain.sinceId;
     if (since === 0n) this.unproven.add(chain);
-    const query = {
-      ...this.filters,
-      ...windowFilters(window),
-      since_id: String(since),
-      limit: String(chain.size.limit),
-    };
-    const url = this.context.apiUrl(`${this.resource}.json`, query);
+    const url = this.context.apiUrl(
+      `${this.resource}.json`,
+      chainPageQuery(this.filters, window, since, chain.size.limit),
+    );
     await this.pageRoom();
     // The chain with the most work left goes first when the bucket holds requests back (see Pacer).
     const priority = Math.round(this.remainingPages(chain) * this.context.pageMs(this.resource));
@@ -740,6 +737,19 @@ export class ResourceCrawl {
       retries: this.retries,
     });
   }
+}
+
+/**
+ * The query of a chain's page: the list's filters (COMPLETE_LIST_FILTERS), the chain's created_at window, the records
+ * after `sinceId`, `limit` of them. A resource's first page is `chainPageQuery(filters, {}, 0n, PAGE_LIMIT)`.
+ */
+export function chainPageQuery(
+  filters: Readonly<Record<string, string>>,
+  window: CreatedWindow,
+  sinceId: bigint,
+  limit: number,
+): Record<string, string> {
+  return { ...filters, ...windowFilters(window), since_id: String(sinceId), limit: String(limit) };
 }
 
 /** The `limit` a list request was sent with (the API's default 50 when it has none). */

@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../src/runner/check-report.js';
 import { RESOURCES } from '../../src/shopify/resources.js';
-import { type ShopOptions, startShop } from '../../src/simulator/index.js';
+import { LATENCY_PRESETS, type ShopOptions, startShop } from '../../src/simulator/index.js';
 import { failureLine, runCli } from '../helpers/cli.js';
 
 const CANARY = 'shpat_CANARY_check_5e1d7a';
@@ -27,6 +30,9 @@ describe('shopsnap check (built CLI, simulated shop)', () => {
     expect(lines.find((line) => line.startsWith('scopes'))).toMatch(/read_all_orders \(everything a backup needs\)$/);
     expect(lines).toContain('api version  2022-01 requested, 2025-01 answered');
     expect(lines.find((line) => line.startsWith('bucket'))).toMatch(/^bucket +40 requests: Basic .*leaking 2\/s/);
+    expect(lines.find((line) => line.startsWith('round trip'))).toMatch(
+      /^round trip +count [\d,]+ ms, a page: products [\d,]+ ms, customers [\d,]+ ms, orders [\d,]+ ms$/,
+    );
     // Counts with the crawl's own filters see every status: the shop's whole size.
     expect(result.stdout).toMatch(
       new RegExp(`^products +${shop.count('products')} {2}status=active,archived,draft$`, 'm'),
@@ -49,7 +55,47 @@ describe('shopsnap check (built CLI, simulated shop)', () => {
     expect(report.bucket).toEqual({ size: 400, tier: 'plus', leak_per_second: 20 });
     expect(report.api_version).toEqual({ requested: '2022-01', answered: '2022-01' });
     expect(report.estimate).toEqual({ requests: 12, duration_ms: expect.any(Number), depth: 5 });
+    const ms = expect.any(Number);
+    expect(report.round_trip_ms).toEqual({ count: ms, page: { products: ms, customers: ms, orders: ms } });
     expect(report.problems).toEqual([]);
+  });
+
+  it('estimates the backup from a count’s round trip and each resource’s page’s: within 0.5×–2× of the real backup', {
+    timeout: 120_000,
+  }, async () => {
+    // Pages take about two seconds (250 orders), counts nothing: the slowest count would make the crawl look ten
+    // times shorter than it is. 5,000 records on a Basic bucket: 26 requests, within the bucket's room, so the
+    // estimate rests on the pages' round trips alone. The seed's first pages drew answers of typical speed; one page
+    // per resource is all a check fetches, and a shop whose first pages answer unusually fast or slow skews it.
+    const shop = await startShop({
+      seed: 44,
+      products: 1_000,
+      customers: 1_500,
+      orders: 2_500,
+      rate: 'standard',
+      latency: { ...LATENCY_PRESETS.realistic, countMs: 0 },
+      prerender: true,
+    });
+    const out = await mkdtemp(join(tmpdir(), 'shopsnap-check-estimate-'));
+    try {
+      const env = { SHOPSNAP_TOKEN: shop.token };
+      const checked = await runCli(['check', '--shop', shop.url, '--json'], { env });
+      expect(checked.code, checked.stderr).toBe(0);
+      const report = JSON.parse(checked.stdout) as CheckReport;
+      const page = report.round_trip_ms?.page ?? {};
+      expect(Object.keys(page)).toEqual(['products', 'customers', 'orders']);
+      const started = performance.now();
+      const backup = await runCli(['backup', '--shop', shop.url, '--out', out], { env });
+      const backupMs = performance.now() - started;
+      expect(backup.code, backup.stderr.slice(-2000)).toBe(0);
+      const estimateMs = report.estimate?.duration_ms as number;
+      const reading = `estimate ${estimateMs} ms, backup ${Math.round(backupMs)} ms, ${JSON.stringify(report.round_trip_ms)}`;
+      expect(estimateMs, reading).toBeGreaterThanOrEqual(0.5 * backupMs);
+      expect(estimateMs, reading).toBeLessThanOrEqual(2 * backupMs);
+    } finally {
+      await shop.close();
+      await rm(out, { recursive: true, force: true });
+    }
   });
 
   it('without read_all_orders: exit 5, and it says plainly that older orders are invisible', async () => {

@@ -59,7 +59,7 @@ describe('buildCheckReport', () => {
     scopes: all,
     records: { products: 1_000, customers: 10_000, orders: 50_000 },
     bucketMax: 40,
-    roundTripMs: 300,
+    roundTrips: { countMs: 300, pageMs: { products: 300, customers: 300, orders: 300 } },
     apiVersion: '2022-01',
     ...over,
   });
@@ -78,10 +78,17 @@ describe('buildCheckReport', () => {
     expect(report.resources.orders).toEqual({ records: 50_000, filters: { status: 'any' } });
   });
 
-  it('a Plus shop: the round trips decide', () => {
+  it('a Plus shop: the round trips decide, each kind its own', () => {
     const report = buildCheckReport(check({ bucketMax: 400 }), request);
     expect(report.bucket).toEqual({ size: 400, tier: 'plus', leak_per_second: 20 });
-    expect(report.estimate?.duration_ms).toBe(Math.round((250 * 300 * 1.25) / 20));
+    // 199 orders pages after the first one in 16 windows: a count, 1 + 13 pages and a count in a row, with the margin.
+    expect(report.estimate?.duration_ms).toBe((2 * 300 + 14 * 300) * 1.25);
+    const slowPages = buildCheckReport(
+      check({ bucketMax: 400, roundTrips: { countMs: 300, pageMs: { products: 300, customers: 300, orders: 3_000 } } }),
+      request,
+    );
+    expect(slowPages.round_trip_ms).toEqual({ count: 300, page: { products: 300, customers: 300, orders: 3_000 } });
+    expect(slowPages.estimate?.duration_ms).toBeGreaterThan(8 * (report.estimate?.duration_ms as number));
   });
 
   it('missing read_all_orders is a problem that says what a backup would lose', () => {
@@ -102,10 +109,11 @@ describe('buildCheckReport', () => {
       expect.stringMatching(/^read_customers is missing: the token cannot read customers/),
     ]);
     expect(report.estimate?.requests).toBe(4);
+    expect(report.round_trip_ms).toEqual({ count: 300, page: { orders: 300 } });
   });
 
   it('nothing readable: no estimate', () => {
-    const report = buildCheckReport(check({ scopes: [], records: {}, roundTripMs: undefined }), request);
+    const report = buildCheckReport(check({ scopes: [], records: {}, roundTrips: undefined }), request);
     expect(report.estimate).toBeNull();
     expect(report.round_trip_ms).toBeNull();
   });

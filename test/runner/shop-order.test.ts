@@ -60,16 +60,45 @@ describe('slowestFirst', () => {
 
 describe('expectedCrawlMs', () => {
   const records = [2_500, 12_500, 5_000];
+  const even = { countMs: 150, pageMs: [150, 150, 150] };
   it.each([
-    ['a Basic bucket: 86 requests, 46 past its room at 2/s', { records, bucketMax: 40, roundTripMs: 150 }, 23_000],
+    ['a Basic bucket: 86 requests, 46 past its room at 2/s', { records, bucketMax: 40, ...even }, 23_000],
     [
-      'a Plus bucket holds them all: 86 round trips over 20 chains, with the chains’ margin of 1.25',
-      { records, bucketMax: 400, roundTripMs: 150 },
-      806.25,
+      // 9, 49 and 19 pages after the first ones, cut into 3, 12 and 5 windows: the longest chain is a count, a first
+      // page, 5 more pages and a count; with the chains' margin of 1.25. All 20 chains together would take 886 ms.
+      'a Plus bucket holds them all: the longest chain of the windows the planner cuts',
+      { records, bucketMax: 400, ...even },
+      1_500,
     ],
-    ['no limit: the round trips alone', { records: [250, 0, 0], bucketMax: undefined, roundTripMs: 400 }, 225],
+    [
+      'no limit: a count, the one page and a count, one after another',
+      { records: [250, 0, 0], bucketMax: undefined, countMs: 400, pageMs: [400, 400, 400] },
+      1_500,
+    ],
+    [
+      // 4, 6 and 10 pages, 26 requests: the bucket has room for them all, so a window may hold two pages. After the
+      // first pages the products stay one chain, customers get 2 windows, orders 4: 4 orders pages in a row between two
+      // counts decide, with the margin: (300 + 4 × 1,900) × 1.25.
+      'a small Basic shop: its pages, not its counts, decide',
+      { records: [1_000, 1_500, 2_500], bucketMax: 40, countMs: 150, pageMs: [1_400, 900, 1_900] },
+      9_875,
+    ],
   ])('%s', (_name, probe, expected) => {
     expect(expectedCrawlMs(probe, 20)).toBeCloseTo(expected, 6);
+  });
+
+  it('a count is no yardstick for a page: the same small shop measured by its counts looks almost 9× faster', () => {
+    const shop = { records: [1_000, 1_500, 2_500], bucketMax: 40, countMs: 150 };
+    const byPages = expectedCrawlMs({ ...shop, pageMs: [1_400, 900, 1_900] }, 20);
+    const byCounts = expectedCrawlMs({ ...shop, pageMs: [150, 150, 150] }, 20);
+    // The same 4 orders pages in a row, at 1,900 ms or at 150 ms each, between two counts.
+    expect([byPages, byCounts]).toEqual([(300 + 4 * 1_900) * 1.25, (300 + 4 * 150) * 1.25]);
+  });
+
+  it('one chain at a time (--depth 1): every round trip in a row, with the margin', () => {
+    const probe = { records: [500, 250, 0], bucketMax: undefined, countMs: 100, pageMs: [1_000, 800, 200] };
+    // 2 + 1 + 1 pages and 6 counts.
+    expect(expectedCrawlMs(probe, 1)).toBeCloseTo((2_000 + 800 + 200 + 600) * 1.25, 6);
   });
 });
 
