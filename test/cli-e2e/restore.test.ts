@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type JsonObject, parseJson, stringifyJson } from '../../src/shopify/json.js';
 import { type RunningShop, type ShopOptions, startShop } from '../../src/simulator/index.js';
 import { failureLine, lastLine, runCli } from '../helpers/cli.js';
 import { differencesByNaturalKey, naturalKey, snapshotRecords } from '../helpers/restore-compare.js';
+import { BUCKET, S3RVER_CLI_ENV, s3rverCliFlags } from '../helpers/s3-fixture.js';
+import { startS3rver } from '../helpers/s3rver-process.js';
 
 /** A small shop with what a restore must carry: ids above 2^53, unicode, nulls, cancelled and closed orders, variants and images. */
 const SOURCE: ShopOptions = {
@@ -63,6 +65,19 @@ function restore(target: RunningShop, args: string[], from = snapshot) {
 async function restoreJson(target: RunningShop, args: string[], from = snapshot) {
   const result = await restore(target, [...args, '--json'], from);
   return { ...result, report: result.stdout === '' ? undefined : JSON.parse(lastLine(result.stdout)) };
+}
+
+/** A write to the shop's Admin API, as another app (or a person in the admin) makes it: the answer's record. */
+function adminApi(target: RunningShop) {
+  return async (path: string, method: string, body?: unknown): Promise<JsonObject> => {
+    const response = await fetch(`${target.url}/admin/api/2022-01/${path}`, {
+      method,
+      headers: { 'x-shopify-access-token': target.token, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: stringifyJson(body) }),
+    });
+    expect(response.status, `${method} ${path}`).toBeLessThan(300);
+    return parseJson(await response.text()) as JsonObject;
+  };
 }
 
 /** The target backed up and compared with the source snapshot by natural key: the problems found. */
@@ -132,12 +147,9 @@ describe('shopsnap restore, migrate', () => {
     const target = await shop({ ...SOURCE, token: 'shpat_copy_3e8' });
     const product = [...target.records('products')][1];
     const titleNow = () => [...target.records('products')].find((p) => p.id === product?.id)?.title;
-    const response = await fetch(`${target.url}/admin/api/2022-01/products/${product?.id}.json`, {
-      method: 'PUT',
-      headers: { 'x-shopify-access-token': target.token, 'content-type': 'application/json' },
-      body: stringifyJson({ product: { id: product?.id, title: 'Renamed in the target' } }),
+    await adminApi(target)(`products/${product?.id}.json`, 'PUT', {
+      product: { id: product?.id, title: 'Renamed in the target' },
     });
-    expect(response.status).toBe(200);
 
     const plan = await restoreJson(target, ['--plan']);
     expect(plan.report.mode).toBe('migrate');
@@ -198,6 +210,72 @@ describe('shopsnap restore, migrate', () => {
   });
 });
 
+describe('shopsnap restore, the snapshot', () => {
+  it('reads a snapshot in S3: a shop folder there means its newest complete snapshot', async () => {
+    const s3 = await startS3rver([BUCKET]);
+    try {
+      const stored = await runCli(
+        ['backup', '--shop', source.url, '--out', `s3://${BUCKET}/restore`, '--json', ...s3rverCliFlags(s3.endpoint)],
+        { env: { SHOPSNAP_TOKEN: source.token, ...S3RVER_CLI_ENV } },
+      );
+      expect(stored.code, stored.stderr).toBe(0);
+      const folder = String(JSON.parse(stored.stdout).location).replace(/\/[^/]+$/, '');
+      const target = await shop(EMPTY);
+      const result = await runCli(
+        ['restore', folder, '--shop', target.url, '--state', join(work, 'restores'), '--yes', '--json'],
+        {
+          env: {
+            SHOPSNAP_TOKEN: target.token,
+            ...S3RVER_CLI_ENV,
+            SHOPSNAP_S3_ENDPOINT: s3.endpoint,
+            SHOPSNAP_S3_FORCE_PATH_STYLE: 'true',
+          },
+        },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(lastLine(result.stdout)).source.location).toMatch(/^s3:\/\//);
+      expect(await comparedWithSource(target, 'from-s3')).toEqual([]);
+    } finally {
+      await s3.stop();
+    }
+  });
+
+  it('refuses a damaged snapshot before writing anything, naming the file', async () => {
+    const copy = join(work, 'damaged-copy');
+    await cp(join(snapshot, '..', '..'), copy, { recursive: true });
+    const location = join(copy, basename(join(snapshot, '..')), basename(snapshot));
+    const part = join(location, 'raw', 'orders', 'part-00000.jsonl.gz');
+    const bytes = await readFile(part);
+    bytes[bytes.length - 9] = (bytes[bytes.length - 9] as number) ^ 0xff;
+    await writeFile(part, bytes);
+    const target = await shop(EMPTY);
+    const result = await restore(target, ['--yes'], location);
+    expect(result.code).toBe(1);
+    expect(failureLine(result.stderr)).toMatch(/raw\/orders\/part-00000\.jsonl\.gz/);
+    expect(target.stats().writes).toBe(0);
+  });
+});
+
+describe('shopsnap restore, customers', () => {
+  it('contacts nobody by default; --activation-urls writes one URL per created customer, --send-invites sends invites', async () => {
+    const quiet = await shop(EMPTY);
+    const csv = join(work, 'activation.csv');
+    const urls = await restoreJson(quiet, ['--yes', '--resources', 'customers', '--activation-urls', csv]);
+    expect(urls.code, urls.stderr).toBe(0);
+    expect(quiet.stats().sideEffects.emails).toMatchObject({ invites: 0, welcomes: 0 });
+    const lines = (await readFile(csv, 'utf8')).trimEnd().split('\n');
+    expect(lines[0]).toBe('source_id,target_id,activation_url');
+    expect(lines).toHaveLength(1 + 8);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^\d+,\d+,https:\/\/.*\/account\/activate\//);
+    expect(urls.report.state.activation_urls).toBe(csv);
+
+    const invited = await shop(EMPTY);
+    const sent = await restoreJson(invited, ['--yes', '--resources', 'customers', '--send-invites']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(invited.stats().sideEffects.emails).toMatchObject({ invites: 8, welcomes: 0 });
+  });
+});
+
 describe('shopsnap restore, the variant limit', () => {
   it('stops sending products at the daily variant limit, holds back the orders that need them, and goes on when run again', async () => {
     const windowMs = 2000;
@@ -230,15 +308,7 @@ describe('shopsnap restore, the variant limit', () => {
 describe('shopsnap restore, recover', () => {
   it('re-creates deleted records and rolls back edits in the shop the snapshot was taken of', async () => {
     const damaged = await shop({ ...SOURCE, token: 'shpat_damaged_51b' });
-    const api = async (path: string, method: string, body?: unknown) => {
-      const response = await fetch(`${damaged.url}/admin/api/2022-01/${path}`, {
-        method,
-        headers: { 'x-shopify-access-token': damaged.token, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: stringifyJson(body) }),
-      });
-      expect(response.status, `${method} ${path}`).toBeLessThan(300);
-      return parseJson(await response.text()) as JsonObject;
-    };
+    const api = adminApi(damaged);
     // A product no order names (orders keep their line items' variant ids, which a re-created product changes),
     // with two variants and an image of the second.
     const added = (
@@ -277,5 +347,39 @@ describe('shopsnap restore, recover', () => {
     expect(report.resources.customers.result).toMatchObject({ created: 0, updated: 1 });
     expect(report.resources.orders.result).toMatchObject({ created: 1 });
     expect(await comparedWithSource(damaged, 'recovered', taken)).toEqual([]);
+  });
+
+  it('--prune deletes what the snapshot does not have, orders first; a customer with orders refuses, reported', async () => {
+    const grown = await shop({ ...SOURCE, token: 'shpat_grown_c07' });
+    const taken = await backup(grown, 'grown');
+    const api = adminApi(grown);
+    const customerWithOrder = async (email: string) => {
+      const customer = (await api('customers.json', 'POST', { customer: { email } })).customer as JsonObject;
+      await api('orders.json', 'POST', {
+        order: { customer: { id: customer.id }, line_items: [{ title: 'Extra', price: '1.00', quantity: 1 }] },
+      });
+      return customer;
+    };
+    await api('products.json', 'POST', { product: { title: 'Added after the snapshot' } });
+    await api('customers.json', 'POST', { customer: { email: 'added@example.com' } });
+    await customerWithOrder('buyer@example.com');
+
+    const plan = await restoreJson(grown, ['--plan', '--prune'], taken);
+    expect(plan.report.prune).toHaveLength(4);
+    const pruned = await restoreJson(grown, ['--yes', '--prune'], taken);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.report.resources.orders.result.deleted).toBe(1);
+    expect(pruned.report.resources.customers.result.deleted).toBe(2);
+    expect(pruned.report.resources.products.result.deleted).toBe(1);
+    expect(await comparedWithSource(grown, 'pruned', taken)).toEqual([]);
+
+    // Customers alone: the new customer's order is not the restore's to delete, so the customer refuses.
+    const keeper = await customerWithOrder('keeper@example.com');
+    const refused = await restoreJson(grown, ['--yes', '--prune', '--resources', 'customers'], taken);
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.report.failures).toEqual([
+      expect.objectContaining({ resource: 'customers', id: String(keeper.id), step: 'delete', status: 422 }),
+    ]);
+    expect(grown.count('orders')).toBe((SOURCE.orders as number) + 1);
   });
 });
