@@ -183,6 +183,7 @@ class SnapshotWriter {
     this.#committer = new SnapshotCommitter({
       storage,
       prefix: `${SHOP}/${this.#id}`,
+      lineage: { shop: SHOP, snapshotId: this.#id },
       staging,
       formats: ['raw'],
       checkpoint: {

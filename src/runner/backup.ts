@@ -133,6 +133,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     const committer = new SnapshotCommitter({
       storage: options.storage,
       prefix,
+      lineage: { shop: options.shop.key, snapshotId },
       staging,
       formats: options.formats,
       checkpoint,

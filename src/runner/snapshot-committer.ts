@@ -14,6 +14,7 @@ import type { ManifestFile, ResourceSummary } from '../snapshot/manifest.js';
 import type { CrawlResumeState } from '../source/index.js';
 import type { Storage } from '../storage/storage.js';
 import { tablesFor } from '../transform/index.js';
+import type { Lineage } from '../transform/schema.js';
 import type { OutputFormat } from './output-format.js';
 
 export class IntegrityError extends Error {
@@ -47,6 +48,8 @@ export class SnapshotCommitter {
       storage: Storage;
       /** `<shop>/<snapshot id>`: where the files go. */
       prefix: string;
+      /** The shop and snapshot every Parquet row of a table names. */
+      lineage: Lineage;
       staging: string;
       formats: readonly OutputFormat[];
       checkpoint: Checkpoint;
@@ -134,7 +137,7 @@ export class SnapshotCommitter {
       }
       const table = tablesFor(resource).find((t) => t.name === part.table);
       if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
-        outputs.push(await this.options.converter.convert(part, table, join(staging, 'parquet')));
+        outputs.push(await this.options.converter.convert(part, table, join(staging, 'parquet'), this.options.lineage));
       }
       for (const output of outputs) {
         committed.files.push(await this.#upload(output));

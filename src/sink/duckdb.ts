@@ -1,5 +1,5 @@
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { SQL_TYPES, type TableSchema } from '../transform/schema.js';
+import { type Lineage, SQL_TYPES, type TableSchema } from '../transform/schema.js';
 
 export interface DuckDbLimits {
   /**
@@ -50,11 +50,16 @@ export function sqlIdentifier(name: string): string {
 
 /**
  * `read_json` over one gzip NDJSON part with every column's type spelled out: DuckDB never guesses (auto-detection
- * reads money as VARCHAR and INT64 min as HUGEINT).
+ * reads money as VARCHAR and INT64 min as HUGEINT). With `lineage`, the rows end with the lineage columns.
  */
-export function readNdjsonSql(path: string, table: TableSchema): string {
+export function readNdjsonSql(path: string, table: TableSchema, lineage?: Lineage): string {
   const columns = table.columns.map((column) => `${sqlString(column.name)}: ${sqlString(SQL_TYPES[column.type])}`);
-  const select = table.columns.map((column) => sqlIdentifier(column.name)).join(', ');
+  const select = [
+    ...table.columns.map((column) => sqlIdentifier(column.name)),
+    ...(lineage === undefined
+      ? []
+      : [`${sqlString(lineage.shop)} AS _shop`, `${sqlString(lineage.snapshotId)} AS _snapshot_id`]),
+  ].join(', ');
   return `SELECT ${select} FROM read_json(${sqlString(path)}, format = 'newline_delimited', compression = 'gzip', columns = {${columns.join(', ')}})`;
 }
 

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LocalFileError } from '../local-file.js';
 import type { ChangeCounts } from '../snapshot/index-compare.js';
-import type { TableSchema } from '../transform/schema.js';
+import type { Lineage, TableSchema } from '../transform/schema.js';
 import { SinkError, type SinkErrorCode } from './errors.js';
 import type { WrittenFile } from './written-file.js';
 
@@ -16,7 +16,8 @@ import type { WrittenFile } from './written-file.js';
  * resolves to the counts; close() ends it, and a job after close() rejects with 'ERR_SINK_CLOSED'.
  */
 export interface ParquetConverter {
-  convert(ndjson: WrittenFile, table: TableSchema, outDir: string): Promise<WrittenFile>;
+  /** With `lineage`, every row ends with the lineage columns (a table's parts; record indexes have none). */
+  convert(ndjson: WrittenFile, table: TableSchema, outDir: string, lineage?: Lineage): Promise<WrittenFile>;
   /** Compares two record indexes of one resource (local Parquet files), before and after. */
   countChanges(before: readonly string[], after: readonly string[]): Promise<ChangeCounts>;
   close(): Promise<void>;
@@ -30,6 +31,7 @@ export type ConverterJob =
       /** What the conversion needs of the table's schema (tables and record indexes alike). */
       table: Pick<TableSchema, 'name' | 'resource' | 'columns'>;
       outDir: string;
+      lineage?: Lineage;
     }
   | { kind: 'count-changes'; before: readonly string[]; after: readonly string[] };
 
@@ -42,7 +44,7 @@ type JobResult<J extends ConverterJob> = J extends { kind: 'convert' } ? Written
 export async function runJob(job: ConverterJob): Promise<WrittenFile | ChangeCounts> {
   if (job.kind === 'convert') {
     const { convertToParquet } = await import('./parquet.js');
-    return convertToParquet(job.ndjson, job.table, job.outDir);
+    return convertToParquet(job.ndjson, job.table, job.outDir, job.lineage ? { lineage: job.lineage } : {});
   }
   const [{ withDuckDb }, { countChanges }] = await Promise.all([
     import('./duckdb.js'),
@@ -64,12 +66,13 @@ function converterOf(run: (job: ConverterJob) => Promise<unknown>, close: () => 
       ? Promise.reject(new SinkError('ERR_SINK_CLOSED', `${jobName(job)} after the converter was closed`))
       : (run(job) as Promise<JobResult<J>>);
   return {
-    convert: (ndjson, table, outDir) =>
+    convert: (ndjson, table, outDir, lineage) =>
       start({
         kind: 'convert',
         ndjson,
         table: { name: table.name, resource: table.resource, columns: table.columns },
         outDir,
+        ...(lineage === undefined ? {} : { lineage }),
       }),
     countChanges: (before, after) => start({ kind: 'count-changes', before, after }),
     close: async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, fsyncPath, hashFile, LocalFileError, writeError } from '../local-file.js';
-import type { TableSchema } from '../transform/schema.js';
+import type { Lineage, TableSchema } from '../transform/schema.js';
 import { type DuckDbLimits, footerRows, readNdjsonSql, sqlString, withDuckDb } from './duckdb.js';
 import { SinkError } from './errors.js';
 import { tempPathFor } from './gzip-part-file.js';
@@ -20,11 +20,13 @@ export interface ParquetOptions extends DuckDbLimits {
    * @default '16MB'
    */
   rowGroupBytes?: string;
+  /** The table's rows end with the lineage columns holding these values (record indexes have none). */
+  lineage?: Lineage;
 }
 
 /**
  * Converts one NDJSON part into `<outDir>/<table>/part-NNNNN.parquet` (ZSTD) with DuckDB, reading the NDJSON with the
- * table's declared column types. The Parquet is written to a temp name, its footer row count must equal the NDJSON's
+ * table's declared column types (then the lineage columns, when given). The Parquet is written to a temp name, its footer row count must equal the NDJSON's
  * rows, and only then is it fsynced and renamed: a failed or short conversion leaves no final file.
  */
 export async function convertToParquet(
@@ -40,7 +42,9 @@ export async function convertToParquet(
   const spill = join(outDir, `.duckdb-${randomBytes(6).toString('hex')}`);
   try {
     const rows = await withDuckDb({ ...options, tempDirectory: spill }, async (connection) => {
-      await connection.run(`COPY (${readNdjsonSql(ndjson.path, table)}) TO ${sqlString(temp)} ${copyOptions(options)}`);
+      await connection.run(
+        `COPY (${readNdjsonSql(ndjson.path, table, options.lineage)}) TO ${sqlString(temp)} ${copyOptions(options)}`,
+      );
       return footerRows(connection, temp);
     });
     if (rows !== ndjson.rows) {

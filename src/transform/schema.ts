@@ -57,6 +57,22 @@ export interface DeclaredTable extends TableSchema {
 
 /** JSON text of every field a row's source object had that the schema does not know or could not type exactly. */
 export const EXTRA_COLUMN = '_extra';
+/**
+ * Where a Parquet row comes from: every Parquet file of a table ends with these two constant columns after `_extra`
+ * (schema version 2 on), so a warehouse table over many snapshots' files can tell them apart. Constant columns cost a
+ * few bytes per row group in Parquet; NDJSON and the record index do not carry them.
+ */
+export const LINEAGE_COLUMNS: readonly Column[] = [
+  { name: '_shop', type: 'string' },
+  { name: '_snapshot_id', type: 'string' },
+];
+
+/** The values of the lineage columns: the shop's folder name (the manifest's `shop`) and the snapshot id. */
+export interface Lineage {
+  readonly shop: string;
+  readonly snapshotId: string;
+}
+
 /** Child tables: the 1-based place of the element in its array. */
 export const POSITION_COLUMN = 'position';
 

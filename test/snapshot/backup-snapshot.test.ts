@@ -17,6 +17,7 @@ import { MANIFEST_NAME } from '../../src/snapshot/manifest.js';
 import { type VerifyReport, verifyPassed, verifySnapshot } from '../../src/snapshot/verify.js';
 import { LocalDirStorage, type Storage } from '../../src/storage/index.js';
 import { type DeclaredTable, TABLES, tableByName } from '../../src/transform/index.js';
+import { LINEAGE_COLUMNS } from '../../src/transform/schema.js';
 import { expectIndexMatchesArchive, type IndexRow, readRecordIndex } from '../helpers/snapshot-files.js';
 import { describedType, readBack } from '../sink/read-back.js';
 
@@ -146,12 +147,17 @@ describe('a backup of the simulated shop', () => {
   });
 
   it.each(TABLES.map((table) => [table.name, table] as const))(
-    '%s: Parquet has the declared types, and it and NDJSON hold exactly the shop’s rows',
+    '%s: Parquet has the declared types then the lineage, and it and NDJSON hold exactly the shop’s rows',
     async (_name, table) => {
       const parquet = await readBack(filesOf('parquet', table.name), table);
       const ndjson = await readBack(filesOf('ndjson', table.name), table);
-      expect(table.columns.map((column) => [column.name, parquet.types[column.name]])).toEqual(
-        table.columns.map((column) => [column.name, describedType(column)]),
+      const columns = [...table.columns, ...LINEAGE_COLUMNS];
+      expect(Object.entries(parquet.types)).toEqual(columns.map((column) => [column.name, describedType(column)]));
+      expect(Object.keys(ndjson.types)).toEqual(table.columns.map((column) => column.name));
+      const lineage = await readBack(filesOf('parquet', table.name), { ...table, columns: [...LINEAGE_COLUMNS] });
+      const { shop, snapshot_id } = backup.manifest;
+      expect(new Set(lineage.rows.map((row) => JSON.stringify(row)))).toEqual(
+        new Set(lineage.rows.length === 0 ? [] : [JSON.stringify({ _shop: shop, _snapshot_id: snapshot_id })]),
       );
       const key = table.parent?.key ?? 'id';
       const expected = sorted(expectedKeys(table));
