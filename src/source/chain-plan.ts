@@ -8,11 +8,14 @@
  *   round trips ahead (with a margin for jitter and for chains that end unevenly);
  * - **the bucket:** once its free room is spent, requests leave at the leak rate, so `(requests − room) / leak`.
  *
+ * - **the longest chain:** a chain's pages come one after another, so no sooner than the most work any one window
+ *   keeps once the new windows went where the work is (spreadChains).
+ *
  * More chains shorten the first and lengthen the second (their extra requests). On a Plus shop or one without a limit
  * the first decides, and the crawl gets every chain it can use; on a Basic shop (40 leaking 2/s) a single chain per
  * resource already outruns the leak, and the bucket decides from the first second: no extra window pays for itself.
  */
-export interface ChainPlanInput {
+export interface CrawlModel {
   /** Requests the crawl still needs with the chains it has: pages ahead (partial last pages too) and counts after. */
   requests: number;
   /** Chains running (or about to run) now. */
@@ -25,31 +28,64 @@ export interface ChainPlanInput {
   workMs: number;
   /** Most chains the crawl may run: the requests in flight it allows. */
   depth: number;
-  /** Most chains the remaining work can be cut into (a window needs a few pages to be worth its partial page). */
-  splittable: number;
+}
+
+export interface ChainPlanInput extends CrawlModel {
+  /** The chains that can be cut, with their work ahead. */
+  open: readonly ChainWork[];
+  /** Pages a window must keep at least (minPagesPerWindow). */
+  minPages: number;
 }
 
 /** Expected requests an extra window adds: its partial last page. */
 export const REQUESTS_PER_EXTRA_CHAIN = 0.5;
 /** Chains end unevenly and round trips jitter: the chains' limit is stretched by this much. */
 export const CHAIN_MARGIN = 1.25;
-/** More chains must shorten the expected finish by this share, or the estimate's noise would buy windows for nothing. */
+/**
+ * Where the leak decides, more chains must shorten the expected finish by this share, or the estimate's noise would
+ * buy windows whose partial pages cost requests for nothing.
+ */
 const WORTHWHILE_GAIN = 0.1;
+/** A gain smaller than this is worth no request, wherever the bucket stands (a shop answering in milliseconds). */
+export const WORTHWHILE_MS = 250;
 
-/** Expected ms until the crawl finishes with `chains` chains (the fluid model above). */
-export function expectedFinishMs(input: ChainPlanInput, chains: number): number {
+/** Expected ms until the crawl finishes with `chains` chains, by the chains and by the bucket (the fluid model above). */
+function finishTerms(input: CrawlModel, chains: number): { byChains: number; byBucket: number } {
+  // An extra window's partial page holds records the crawl fetches anyway: it adds a request, not work.
   const requests = input.requests + REQUESTS_PER_EXTRA_CHAIN * Math.max(0, chains - input.chains);
-  // An extra window's partial page takes about an average request's round trip.
-  const workMs = input.requests > 0 ? (input.workMs * requests) / input.requests : 0;
-  const byChains = (workMs * CHAIN_MARGIN) / chains;
   const byBucket = ((requests - input.room) * 1000) / input.leakPerSecond;
-  return Math.max(byChains, Number.isFinite(byBucket) ? byBucket : 0);
+  return { byChains: (input.workMs * CHAIN_MARGIN) / chains, byBucket: Number.isFinite(byBucket) ? byBucket : 0 };
 }
 
-/** The number of chains to run: the current ones, or more when they finish the crawl clearly sooner. */
+/** The most work one window keeps once `extra` new windows went where the work is. */
+function longestChainMs(input: ChainPlanInput, extra: number): number {
+  const windows = spreadChains(input.open, extra, input.minPages);
+  const longest = input.open.reduce(
+    (most, { pages, pageMs }, i) => Math.max(most, (pages * pageMs) / (windows[i] ?? 1)),
+    0,
+  );
+  return longest * CHAIN_MARGIN;
+}
+
+/** Expected ms until the crawl finishes with `chains` chains (the model above). */
+export function expectedFinishMs(input: ChainPlanInput, chains: number): number {
+  const { byChains, byBucket } = finishTerms(input, chains);
+  return Math.max(byChains, byBucket, longestChainMs(input, Math.max(0, chains - input.chains)));
+}
+
+/**
+ * Whether the leak, not the chains, would decide the finish even with every chain the depth allows. Where it does
+ * not, a window's partial page costs a fraction of a round trip and no time: windows are free.
+ */
+export function leakDecides(input: CrawlModel): boolean {
+  const { byChains, byBucket } = finishTerms(input, Math.max(1, input.depth));
+  return byBucket > byChains;
+}
+
+/** The number of chains to run: the current ones, or more when they finish the crawl sooner (see WORTHWHILE_GAIN). */
 export function chainsWorthRunning(input: ChainPlanInput): number {
   const current = Math.max(1, input.chains);
-  const most = Math.min(input.depth, current + input.splittable);
+  const most = Math.min(input.depth, current + splittableChains(input.open, input.minPages));
   let best = current;
   let bestMs = expectedFinishMs(input, current);
   for (let chains = current + 1; chains <= most; chains++) {
@@ -59,16 +95,21 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
       bestMs = ms;
     }
   }
-  return bestMs < expectedFinishMs(input, current) * (1 - WORTHWHILE_GAIN) ? best : current;
+  const currentMs = expectedFinishMs(input, current);
+  if (best === current || currentMs - bestMs < WORTHWHILE_MS) return current;
+  const terms = finishTerms(input, best);
+  const free = terms.byBucket <= Math.max(terms.byChains, longestChainMs(input, best - current));
+  return free || bestMs < currentMs * (1 - WORTHWHILE_GAIN) ? best : current;
 }
 
 /**
- * Pages a window should hold at least: below that its partial last page is a large share of it. Where the bucket has
- * room for every request still needed, a partial page costs only its round trip, and the crawl's end waits on whole
- * windows: there a window may hold two.
+ * Pages a window should hold at least. Where the leak decides, a partial last page costs a request's worth of the
+ * leak, which the fluid model weighs (REQUESTS_PER_EXTRA_CHAIN), but a window of less than a page is all partial page;
+ * elsewhere half a page is worth its round trip: at a crawl's end, a chain with a page and a half left finishes a page
+ * sooner as three windows.
  */
-export function minPagesPerWindow(bucketHasRoomForAll: boolean): number {
-  return bucketHasRoomForAll ? 2 : 3;
+export function minPagesPerWindow(leakDecidesFinish: boolean): number {
+  return leakDecidesFinish ? 1 : 0.5;
 }
 
 /** An open chain as the planner sees it: the pages it probably has left and the round trip of one of them. */
@@ -77,23 +118,18 @@ export interface ChainWork {
   pageMs: number;
 }
 
-/** Windows the remaining work of these chains can still be cut into, beyond `windows` each. */
-export function splittableChains(chains: readonly ChainWork[], windows: readonly number[], minPages: number): number {
-  return chains.reduce((sum, { pages }, i) => sum + Math.max(0, Math.floor(pages / minPages) - (windows[i] ?? 1)), 0);
+/** Windows the remaining work of these chains can still be cut into, beyond the one each has. */
+export function splittableChains(chains: readonly ChainWork[], minPages: number): number {
+  return chains.reduce((sum, { pages }) => sum + Math.max(0, Math.floor(pages / minPages) - 1), 0);
 }
 
 /**
- * Hands `extra` more windows to these chains, each already cut into `windows`: every one to the chain with the most
- * work per window (the one that would finish last: pages times their round trip, so a chain of orders pages outweighs
- * one of as many customers pages), as long as its windows keep a few pages each.
+ * Hands `extra` more windows to these chains: every one to the chain with the most work per window (the one that
+ * would finish last: pages times their round trip, so a chain of orders pages outweighs one of as many customers
+ * pages), as long as its windows keep `minPages` each. The windows per chain, 1 where it stays whole.
  */
-export function spreadChains(
-  chains: readonly ChainWork[],
-  windows: readonly number[],
-  extra: number,
-  minPages: number,
-): number[] {
-  const result = chains.map((_, i) => windows[i] ?? 1);
+export function spreadChains(chains: readonly ChainWork[], extra: number, minPages: number): number[] {
+  const result = chains.map(() => 1);
   const perWindow = (i: number) =>
     ((chains[i] as ChainWork).pages * (chains[i] as ChainWork).pageMs) / (result[i] as number);
   for (let left = extra; left > 0; left--) {
@@ -106,6 +142,25 @@ export function spreadChains(
     result[best] = (result[best] as number) + 1;
   }
   return result;
+}
+
+/** Pages in a row a slot should still have ahead before its pages shrink (see closingPageLimit). */
+const CLOSING_PAGES = 2;
+/** The smallest page at a crawl's end: each page also costs its round trip's fixed part. */
+export const SMALLEST_CLOSING_PAGE = 50;
+
+/**
+ * Records a full-sized page asks for at a crawl's end, where windows are free (the leak does not decide). A crawl ends
+ * when its last page comes back, and the slots done before it idle, about half a page each on average: the less work
+ * is left per slot, the smaller the pages, so that the slots finish together. With CLOSING_PAGES full pages of work
+ * per slot or more ahead, full pages; below, pages shrink with the work, to no fewer than SMALLEST_CLOSING_PAGE. With
+ * one slot nothing idles, and where half a page takes less than WORTHWHILE_MS nothing is gained.
+ */
+export function closingPageLimit(workMs: number, slots: number, pageMs: number, fullPage: number): number {
+  const workMsPerSlot = workMs / slots;
+  if (slots < 2 || pageMs / 2 < WORTHWHILE_MS || workMsPerSlot >= CLOSING_PAGES * pageMs) return fullPage;
+  const share = workMsPerSlot / (CLOSING_PAGES * pageMs);
+  return Math.max(SMALLEST_CLOSING_PAGE, Math.min(fullPage, Math.ceil(fullPage * share)));
 }
 
 /** The fewest requests a complete crawl needs: full pages of `pageLimit`, plus a count before and after each resource. */

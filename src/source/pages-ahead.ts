@@ -5,11 +5,12 @@ const PAGES_AHEAD_MARGIN = 2;
  * chains send a request only if fewer pages are waiting or in flight than this: the pages the consumer gets through
  * during one round trip, plus a margin. Without a limit, a shop that answers faster than the records are written
  * leaves every chain holding a page (2.6 MB of orders each, 20 chains or more); a shop slower than the consumer still
- * gets every chain's request. The round trip is the fastest one of a full page: requests queued in the shop take
- * longer, and counting that would raise the limit with the queue it makes. The consumer's pace is its own time per
- * page, not the time between pages arriving: pages that arrive slowly because of this limit would lower it further.
+ * gets every chain's request. The round trip is the typical one of a full page (the median line of round-trips.ts,
+ * which a long tail does not move): the fastest one, on a shop whose pages vary threefold, held a real shop's orders
+ * to a third of their chains. The consumer's pace is its own time per page, not the time between pages arriving:
+ * pages that arrive slowly because of this limit would lower it further.
  */
-export function pagesAheadLimit(fastestRoundTripMs: number | undefined, consumerMsPerPage: number | undefined): number {
-  const roundTrip = fastestRoundTripMs ?? 0;
+export function pagesAheadLimit(roundTripMs: number | undefined, consumerMsPerPage: number | undefined): number {
+  const roundTrip = roundTripMs ?? 0;
   return PAGES_AHEAD_MARGIN + Math.ceil(roundTrip / Math.max(1, consumerMsPerPage ?? roundTrip));
 }

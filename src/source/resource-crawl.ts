@@ -16,14 +16,18 @@ import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-
 import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
 
 /**
- * The first page of a resource too large for one page, when the bucket has room for the whole crawl: a few records,
- * answered in a fraction of a full page's time, tell where the records begin and how densely, so every window can
- * start a round trip of a full page sooner. Where the bucket limits the crawl that round trip costs nothing, and the
- * extra request would.
+ * The first page of a resource too large for one page, where the bucket's room is large enough that the crawl's first
+ * seconds are the chains', not the leak's (CrawlContext.burstFits): a few records, answered in a fraction of a full page's time,
+ * tell where the records begin and how densely, so every window can start a round trip of a full page sooner. It costs
+ * about one request more than full pages alone: where the leak decides from the start, the leak's time.
  */
 const PROBE_LIMIT = 25;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
 const CHANNEL_CAPACITY = 500;
+/** The page in flight is expected to reach this much further than its records at the density ahead. */
+const IN_FLIGHT_MARGIN = 1.25;
+/** Windows with a created_at_min whose records prove the shop honours created_at (see windowProofs). */
+const WINDOW_PROOFS = 2;
 
 export interface ResourceCrawlReport {
   resource: ResourceName;
@@ -58,22 +62,30 @@ export interface CrawlProgress {
 
 /** What a resource crawl needs from its session: the shared queue, pacer and client, and the work stealer. */
 export interface CrawlContext {
-  request<T>(
-    url: URL,
-    read: BodyReader<T>,
-    priority: number,
-    onRetry: (event: RetryEvent) => void,
-    shape: RequestShape,
-  ): Promise<ShopResponse<T>>;
+  request<T>(url: URL, read: BodyReader<T>, options: CrawlRequestOptions): Promise<ShopResponse<T>>;
   apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
   /** The round trip of one of this resource's full pages, as the session estimates it (see ShopSession). */
   pageMs(resource: ResourceName): number;
-  /** Whether the bucket has room for every request the shop's crawls need, once they all know their size. */
-  roomForAll(): Promise<boolean>;
+  /** Records to ask for on a full-sized page now: fewer at the crawl's end, where windows are free (see ShopSession). */
+  pageLimit(resource: ResourceName): number;
+  /** Whether the bucket's free room is large enough that the crawl's first seconds are the chains', not the leak's. */
+  burstFits(): Promise<boolean>;
   /** A page landed, a chain ended or a resource learned its size: cut more windows where they pay for themselves. */
   rebalance(): void;
   logger?: Logger | undefined;
   onProgress?: ((progress: CrawlProgress) => void) | undefined;
+}
+
+export interface CrawlRequestOptions {
+  /** Orders the requests the bucket holds back (see Pacer). */
+  priority: number;
+  shape: RequestShape;
+  /** A retry was sent. */
+  onRetry: (event: RetryEvent) => void;
+  /** A second copy of a late page was sent (hedged-requests.ts). */
+  onHedge: () => void;
+  /** Whether the crawl waits for this page now, so that a late one is worth a second copy. */
+  wanted: () => boolean;
 }
 
 /** One `since_id` walk through one created_at window. */
@@ -86,8 +98,8 @@ export interface Chain {
   reachedMs?: number | undefined;
   records: number;
   done: boolean;
-  /** Windows the rest of this one is to be cut into (1: none); it happens when the page in flight lands, so no page is fetched twice. */
-  splitInto: number;
+  /** Records asked for by the page in flight (0: none in flight): new windows are cut beyond them. */
+  asked: number;
   /** Records to ask for with the next page (see page-size.ts). */
   size: PageSize;
 }
@@ -107,11 +119,12 @@ export class ResourceCrawl {
   private readonly seen = new IdSet();
   private readonly held = new HeldCopies();
   /**
-   * Chains yet to bring back a page that shows the filters honoured: the first chain from its start, every chain of
-   * the plan from its start. One good page proves little (a shop ignoring created_at serves the first window
-   * correctly); one from every window does, with one page asked for after a since_id (`sinceIdProven`).
+   * Windows with a created_at_min that brought back records, all inside them: the shop honours created_at. One proves
+   * little where the data is skewed (a shop ignoring created_at answers every window with the records after the
+   * inherited since_id, and those may lie in the first window that has any), two cannot both be right then. Until
+   * WINDOW_PROOFS of them, or every such window's first page, the records wait (newest-copy.ts).
    */
-  private readonly unproven = new Set<Chain>();
+  private readonly windowProofs = new Set<Chain>();
   /** A page asked for after a since_id came back with only later ids (from any chain). */
   private sinceIdProven = false;
   private proofWaiters: Array<() => void> = [];
@@ -142,8 +155,6 @@ export class ResourceCrawl {
   /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
   private pagesWaiting = 0;
   private pagesInFlight = 0;
-  /** The fastest round trip of a full page. */
-  private fastestRoundTripMs: number | undefined;
   private pageRoomWaiters: Array<() => void> = [];
   private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
 
@@ -199,7 +210,7 @@ export class ResourceCrawl {
    */
   private async parkAtBarrier(chain: Chain): Promise<void> {
     const barrier = this.barrier;
-    if (barrier === undefined || this.unproven.has(chain)) return;
+    if (barrier === undefined || this.mayProve(chain)) return;
     barrier.parked++;
     this.emitBarrierWhenParked();
     await barrier.released;
@@ -253,7 +264,7 @@ export class ResourceCrawl {
         firstCreatedMs: chain.firstCreatedMs,
         records: chain.records,
         done: false,
-        splitInto: 1,
+        asked: 0,
         size: FULL_PAGES,
       });
     }
@@ -318,8 +329,8 @@ export class ResourceCrawl {
   }
 
   /**
-   * The count first: it tells whether the first page should be a full one or the probe (PROBE_LIMIT), and
-   * a count answers in a fraction of the time of a page, so the crawl starts hardly later.
+   * The count first: it tells whether the first page should be a full one (all the records fit) or the probe
+   * (PROBE_LIMIT), and a count answers in a fraction of the time of a page, so the crawl starts hardly later.
    */
   private async crawlFromStart(): Promise<void> {
     this.countBefore = await this.count();
@@ -329,13 +340,13 @@ export class ResourceCrawl {
     );
     this.reportProgress();
     this.context.rebalance();
-    const probe = this.countBefore > PAGE_LIMIT && (await this.context.roomForAll());
+    const probe = this.countBefore > PAGE_LIMIT && (await this.context.burstFits());
     const first: Chain = {
       window: {},
       sinceId: 0n,
       records: 0,
       done: false,
-      splitInto: 1,
+      asked: 0,
       size: probe ? { ...FULL_PAGES, limit: PROBE_LIMIT } : FULL_PAGES,
     };
     this.chains.add(first);
@@ -372,9 +383,9 @@ export class ResourceCrawl {
     return this.density > 0;
   }
 
-  /** Asks `chain` to cut the rest of its window into `windows` when its page in flight lands. */
+  /** Cuts the rest of `chain`'s window into `windows`, now: past its page in flight, if any (see split). */
   requestSplit(chain: Chain, windows: number): void {
-    chain.splitInto = windows;
+    this.split(chain, windows);
   }
 
   private fail(error: unknown): void {
@@ -413,7 +424,12 @@ export class ResourceCrawl {
       this.retries++;
       this.reportProgress();
     };
-    return this.context.request(url, read, priority, onRetry, { kind, resource: this.resource });
+    const onHedge = () => {
+      this.requests++;
+    };
+    const wanted = () => !this.consumerBehind();
+    const shape = { kind, resource: this.resource };
+    return this.context.request(url, read, { priority, shape, onRetry, onHedge, wanted });
   }
 
   /**
@@ -432,7 +448,6 @@ export class ResourceCrawl {
     this.horizonMs = Math.min(reached + rest / oldest, Math.max(reached + 1000, Date.now()));
     this.density = rest > 0 ? rest / Math.max(1000, this.horizonMs - reached) : oldest;
     this.context.rebalance();
-    if (first.splitInto > 1) this.split(first);
     this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed, total }, 'crawl planned');
   }
 
@@ -443,7 +458,7 @@ export class ResourceCrawl {
       reachedMs: window.minMs,
       records: 0,
       done: false,
-      splitInto: 1,
+      asked: 0,
       size: FULL_PAGES,
     };
     this.chains.add(chain);
@@ -489,15 +504,15 @@ export class ResourceCrawl {
   private async fetchChainPage(chain: Chain): Promise<void> {
     const window = chain.window;
     const since = chain.sinceId;
-    if (since === 0n) this.unproven.add(chain);
-    const url = this.context.apiUrl(
-      `${this.resource}.json`,
-      chainPageQuery(this.filters, window, since, chain.size.limit),
-    );
+    // The probe and a size the shop forced down stand; otherwise the crawl's end may want smaller pages.
+    const sent = chain.size.limit < PAGE_LIMIT ? chain.size.limit : this.context.pageLimit(this.resource);
+    const url = this.context.apiUrl(`${this.resource}.json`, chainPageQuery(this.filters, window, since, sent));
     await this.pageRoom();
     // The chain with the most work left goes first when the bucket holds requests back (see Pacer).
     const priority = Math.round(this.remainingPages(chain) * this.context.pageMs(this.resource));
+    chain.asked = sent;
     const response = await this.send(url, this.readPage, priority, 'list').finally(() => {
+      chain.asked = 0;
       this.pagesInFlight--;
       this.wakePageRoomWaiters();
     });
@@ -508,11 +523,12 @@ export class ResourceCrawl {
     const records = response.value;
     // The client may have asked for fewer records than the chain did (pages too large to answer, see ShopClient).
     const asked = pageLimitOf(response.url);
-    chain.size = asked === PROBE_LIMIT && since === 0n ? FULL_PAGES : pageSizeAfter(chain.size, asked);
+    // Fewer than sent: the client halved a page the shop kept failing (ShopClient).
+    chain.size =
+      asked === PROBE_LIMIT && since === 0n
+        ? FULL_PAGES
+        : pageSizeAfter(chain.size, asked < sent ? asked : chain.size.limit);
     this.pages++;
-    if (records.length === PAGE_LIMIT) {
-      this.fastestRoundTripMs = Math.min(this.fastestRoundTripMs ?? Number.POSITIVE_INFINITY, response.elapsedMs);
-    }
     let previous = since;
     let reached = chain.reachedMs;
     let first = chain.firstCreatedMs;
@@ -536,17 +552,14 @@ export class ResourceCrawl {
     chain.records += records.length;
     // Its records all lay inside its window: the shop honours this window's filters. One page after a since_id (from
     // any chain) shows it honours since_id too: the shop is one server, not one per window.
-    this.unproven.delete(chain);
+    if (window.minMs !== undefined && records.length > 0) this.windowProofs.add(chain);
     if (since > 0n) this.sinceIdProven = true;
     this.settleProof();
     if (records.length === asked && next !== undefined) this.nextLinksShown = true;
     // Without a next link a full page is the last only if the shop has shown it sends them: one that never does
     // still gets the empty page that proves the end.
     if (records.length < asked || (next === undefined && this.nextLinksShown)) chain.done = true;
-    else {
-      this.context.rebalance();
-      if (chain.splitInto > 1) this.split(chain);
-    }
+    else this.context.rebalance();
     this.pagesWaiting++;
     try {
       await this.emit(records);
@@ -568,7 +581,8 @@ export class ResourceCrawl {
   private async pageRoom(): Promise<void> {
     while (
       this.consumerBehind() &&
-      this.pagesWaiting + this.pagesInFlight >= pagesAheadLimit(this.fastestRoundTripMs, this.consumerMsPerPage()) &&
+      this.pagesWaiting + this.pagesInFlight >=
+        pagesAheadLimit(this.context.pageMs(this.resource), this.consumerMsPerPage()) &&
       !this.failed
     ) {
       await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
@@ -590,29 +604,27 @@ export class ResourceCrawl {
   }
 
   /**
-   * Cuts the rest of the chain's window into `splitInto` windows of about equal expected records. The first cut of a
-   * resource is its plan: a page from every new window must show the filters honoured, as the first page did.
+   * Cuts the rest of the chain's window into `windows` windows of about equal expected records, the first keeping the
+   * chain (and its position). A page in flight is not waited for: the first window reaches past the records it will
+   * probably bring (with a margin, IN_FLIGHT_MARGIN), so a slot that frees is used at once; should the page bring more,
+   * the copies it lists of the next window's records wait there for that window's chain (newest-copy.ts).
    */
-  private split(chain: Chain): void {
-    const windows = chain.splitInto;
-    chain.splitInto = 1;
+  private split(chain: Chain, windows: number): void {
     const ahead = this.spanAhead(chain);
-    if (!ahead) return;
+    if (!ahead || windows < 2) return;
+    const share = (ahead.endMs - ahead.fromMs) / windows;
+    const firstEnd = Math.max(ahead.fromMs + share, ahead.fromMs + (chain.asked * IN_FLIGHT_MARGIN) / ahead.density);
+    const rest = (ahead.endMs - firstEnd) / (windows - 1);
     // New windows must start after every record this chain handed over, or those would be listed again.
-    const reached = chain.reachedMs ?? Number.POSITIVE_INFINITY;
-    const cuts = Array.from(
-      { length: windows - 1 },
-      (_, i) => ahead.fromMs + ((ahead.endMs - ahead.fromMs) * (i + 1)) / windows,
-    ).filter((at) => Math.round(at / 1000) * 1000 - 1000 > reached);
+    const reached = chain.reachedMs ?? Number.NEGATIVE_INFINITY;
+    const cuts = Array.from({ length: windows - 1 }, (_, i) => firstEnd + rest * i).filter(
+      (at) => at < ahead.endMs && Math.round(at / 1000) * 1000 - 1000 > reached,
+    );
     const pieces = cutWindow(chain.window, cuts);
     if (pieces.length < 2) return;
-    const planning = this.windowsUsed === 1;
     for (const piece of pieces) this.noteEdge(piece);
     chain.window = pieces[0] as CreatedWindow;
-    for (const piece of pieces.slice(1)) {
-      const added = this.addChain(chain, piece);
-      if (planning) this.unproven.add(added);
-    }
+    for (const piece of pieces.slice(1)) this.addChain(chain, piece);
     this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed }, 'windows cut');
   }
 
@@ -693,10 +705,15 @@ export class ResourceCrawl {
   }
 
   private filtersUnproven(): boolean {
-    for (const chain of this.unproven) if (!chain.done) return true;
-    if (this.sinceIdProven) return false;
-    for (const chain of this.chains) if (!chain.done) return true;
-    return false;
+    const open = [...this.chains].filter((chain) => !chain.done);
+    if (!this.sinceIdProven && open.length > 0) return true;
+    if (this.windowProofs.size >= WINDOW_PROOFS) return false;
+    return open.some((chain) => chain.window.minMs !== undefined && chain.records === 0);
+  }
+
+  /** A chain that has yet to bring its first page while the filters are unproven: its page may prove them. */
+  private mayProve(chain: Chain): boolean {
+    return chain.records === 0 && this.filtersUnproven();
   }
 
   private settleProof(): void {

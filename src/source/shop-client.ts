@@ -109,6 +109,8 @@ export interface RequestOptions {
    * limit): such a 429 is thrown at once instead of retried, and the pacer is not paused for it.
    */
   ownLimit?: (error: ShopThrottledError) => boolean;
+  /** Abandons this request (a hedged page whose other copy answered first): it rejects with CrawlAbortedError. */
+  signal?: AbortSignal | undefined;
 }
 
 const BODY_EXCERPT = 200;
@@ -183,6 +185,21 @@ export class ShopClient {
     url: URL,
     call: WriteCall | undefined,
     read: BodyReader<T>,
+    { onRetry, priority = 0, shape, ownLimit, signal: abandon }: RequestOptions,
+  ): Promise<ShopResponse<T>> {
+    const signals = linkSignals(this.signal, abandon);
+    try {
+      return await this.exchangeUntil(signals.signal, url, call, read, { onRetry, priority, shape, ownLimit });
+    } finally {
+      signals.unlink();
+    }
+  }
+
+  private async exchangeUntil<T>(
+    signal: AbortSignal | undefined,
+    url: URL,
+    call: WriteCall | undefined,
+    read: BodyReader<T>,
     { onRetry, priority = 0, shape, ownLimit }: RequestOptions,
   ): Promise<ShopResponse<T>> {
     const started = performance.now();
@@ -192,9 +209,9 @@ export class ShopClient {
     let current = url;
     const body = call?.body === undefined ? undefined : Buffer.from(stringifyJson(call.body));
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(current, call?.method ?? 'GET', body, read, priority, shape).then(
+      const outcome = await this.attempt(current, call?.method ?? 'GET', body, read, priority, shape, signal).then(
         (response) => ({ response }),
-        (caught: unknown) => ({ error: this.asShopError(current, caught) }),
+        (caught: unknown) => ({ error: asShopError(current, caught, signal) }),
       );
       if ('response' in outcome) {
         this.#reached = true;
@@ -225,7 +242,7 @@ export class ShopClient {
       if (shape.kind === 'list' && mayBeTooLarge(failure) && ++tooLarge >= SHRINK_AFTER) current = halveLimit(current);
       onRetry?.({ url: current, attempt, delayMs, error: failure });
       try {
-        await sleep(delayMs, undefined, { signal: this.signal });
+        await sleep(delayMs, undefined, { signal });
       } catch (abort) {
         throw new CrawlAbortedError(abort);
       }
@@ -249,11 +266,12 @@ export class ShopClient {
     read: BodyReader<T>,
     priority: number,
     shape: RequestShape,
+    signal: AbortSignal | undefined,
   ): Promise<Omit<ShopResponse<T>, 'retries'>> {
-    const ticket = await this.pacer.acquire(priority, this.signal);
+    const ticket = await this.pacer.acquire(priority, signal);
     const exchange = { resource: shape.resource, sentMs: ticket.sendMs };
     this.open.add(exchange);
-    const response = await this.download(url, method, payload).finally(() => this.open.delete(exchange));
+    const response = await this.download(url, method, payload, signal).finally(() => this.open.delete(exchange));
     const elapsedMs = performance.now() - ticket.sendMs;
     const headers = response.headers;
     const callLimit = headers['x-shopify-shop-api-call-limit'] as string | undefined;
@@ -305,15 +323,16 @@ export class ShopClient {
     url: URL,
     method: 'GET' | WriteCall['method'],
     body: Buffer | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
     const tooLarge = (seen: string) => new ShopBodyTooLargeError(shownUrl(url), this.maxBodyBytes, seen);
     const stream =
       method === 'GET'
-        ? this.http.stream(url, { signal: this.signal })
+        ? this.http.stream(url, { signal })
         : // A write without a body still sends an empty one: a got stream would otherwise wait for one to be piped in.
           this.http.stream(url, {
             method,
-            signal: this.signal,
+            signal,
             body: body ?? Buffer.alloc(0),
             ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' } }),
           });
@@ -342,12 +361,35 @@ export class ShopClient {
     this.#apiVersion = version;
     this.onApiVersion?.(version);
   }
+}
 
-  private asShopError(url: URL, error: unknown): ShopError {
-    if (error instanceof ShopError) return error;
-    if (this.signal?.aborted) return new CrawlAbortedError(error);
-    return new ShopTransportError(shownUrl(url), error);
+function asShopError(url: URL, error: unknown, signal: AbortSignal | undefined): ShopError {
+  if (error instanceof ShopError) return error;
+  if (signal?.aborted) return new CrawlAbortedError(error);
+  return new ShopTransportError(shownUrl(url), error);
+}
+
+/**
+ * One signal that aborts with either: the client's (the crawl is cancelled) or a request's own (it was abandoned).
+ * The link is undone afterwards, so a long-lived client signal does not collect a listener per request.
+ */
+function linkSignals(
+  client: AbortSignal | undefined,
+  request: AbortSignal | undefined,
+): { signal: AbortSignal | undefined; unlink: () => void } {
+  if (request === undefined || client === undefined) return { signal: request ?? client, unlink: () => {} };
+  const linked = new AbortController();
+  const abort = (event: Event) => linked.abort((event.target as AbortSignal).reason);
+  for (const source of [client, request]) {
+    if (source.aborted) linked.abort(source.reason);
+    else source.addEventListener('abort', abort, { once: true });
   }
+  return {
+    signal: linked.signal,
+    unlink: () => {
+      for (const source of [client, request]) source.removeEventListener('abort', abort);
+    },
+  };
 }
 
 /**

@@ -6,9 +6,9 @@ import {
   type ChainWork,
   chainsWorthRunning,
   expectedFinishMs,
+  leakDecides,
   minimumRequests,
   minPagesPerWindow,
-  splittableChains,
   spreadChains,
 } from './chain-plan.js';
 import { readCount } from './list-page.js';
@@ -91,28 +91,25 @@ export function minimumCrawlRequests(records: readonly number[]): number {
  * (shop-session.ts): a resource's pages by its page, counts by a count. Each resource's chain fetches its first page,
  * which places its records; the planner then cuts what is left into the windows worth running against the bucket's
  * room and Shopify's tier leak (a shop without a limit: its round trips alone), at most `depth`, each of a few pages
- * (two where the bucket has room for every request, three where the leak limits). The crawl ends no sooner than the
+ * where the leak decides (minPagesPerWindow). The crawl ends no sooner than the
  * planner's fluid finish, nor than its longest chain: a count, the first page, its window's share of the pages left
  * one after another, a count; stretched by the chains' margin for jitter, as the planner's own limit is.
  */
 export function expectedCrawlMs(probe: ShopProbe, depth: number): number {
   const { pages, counts } = minimumRequests(probe.records, PAGE_LIMIT);
   const left: ChainWork[] = pages.map((n, i) => ({ pages: n - 1, pageMs: probe.pageMs[i] ?? 0 }));
-  const oneEach = left.map(() => 1);
-  const requests = minimumCrawlRequests(probe.records);
-  const room = probe.bucketMax ?? 0;
-  const minPages = minPagesPerWindow(probe.bucketMax === undefined || requests <= room);
-  const input: ChainPlanInput = {
-    requests,
+  const crawl = {
+    requests: minimumCrawlRequests(probe.records),
     chains: left.length,
-    room,
+    room: probe.bucketMax ?? 0,
     leakPerSecond: probe.bucketMax === undefined ? Number.POSITIVE_INFINITY : tierLeakPerSecond(probe.bucketMax),
     workMs: pages.reduce((sum, n, i) => sum + n * (probe.pageMs[i] ?? 0), 0) + counts * probe.countMs,
     depth,
-    splittable: splittableChains(left, oneEach, minPages),
   };
+  const minPages = minPagesPerWindow(leakDecides(crawl));
+  const input: ChainPlanInput = { ...crawl, open: left, minPages };
   const running = Math.min(depth, chainsWorthRunning(input));
-  const windows = spreadChains(left, oneEach, running - left.length, minPages);
+  const windows = spreadChains(left, running - left.length, minPages);
   const longestMs = Math.max(
     0,
     ...left.map((chain, i) => 2 * probe.countMs + chain.pageMs * (1 + Math.ceil(chain.pages / (windows[i] as number)))),

@@ -1,9 +1,17 @@
 import PQueue from 'p-queue';
 import { type Logger, stormGuard } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
-import { type ChainWork, chainsWorthRunning, minPagesPerWindow, splittableChains, spreadChains } from './chain-plan.js';
+import {
+  type ChainWork,
+  chainsWorthRunning,
+  closingPageLimit,
+  leakDecides,
+  minPagesPerWindow,
+  spreadChains,
+} from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError, ShopThrottledError } from './errors.js';
+import { HedgedRequests } from './hedged-requests.js';
 import { type CrawledRecord, readCount } from './list-page.js';
 import { PAGE_LIMIT } from './page-size.js';
 import {
@@ -131,11 +139,39 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     return total;
   };
 
-  // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl clearly sooner, counting
-  // their partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows
-  // go to the chains that would finish last; a crawl that has not placed its records yet keeps its share of the chains
-  // for when it has. While a crawl does not know its size, only a bucket that never filled is a reason to cut: more
-  // work could only want more chains then, while against a leak it could want fewer.
+  const sizeWaiters: Array<() => void> = [];
+  const allSized = (): boolean => [...crawls].every((crawl) => crawl.ahead() !== undefined);
+  const wakeSized = (): void => {
+    if (allSized()) for (const wake of sizeWaiters.splice(0)) wake();
+  };
+
+  /** The shop's crawl as chain-plan.ts models it: the work ahead, the chains running, the bucket. */
+  const crawlModel = (work: { requests: number; workMs: number } | undefined, chains: number) => {
+    const bucket = client.pacer.state();
+    return {
+      requests: work?.requests ?? 0,
+      chains,
+      room: bucket.room,
+      leakPerSecond: bucket.planningLeakPerSecond,
+      workMs: work?.workMs ?? 0,
+      depth,
+    };
+  };
+
+  // A late page is asked for again only where that costs no other request its slot nor its share of the leak: a
+  // slot is free, nothing waits for one, the bucket has room now and the leak does not decide the crawl's finish.
+  const hedges = new HedgedRequests(() => {
+    if (queue.size > 0 || queue.pending >= depth || client.pacer.state().room < 1) return false;
+    const work = workAhead();
+    return work !== undefined && !leakDecides(crawlModel(work, queue.pending));
+  });
+
+  // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl sooner, counting their
+  // partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows go to
+  // the chains that would finish last, at once (a page in flight is not waited for); a crawl that has not placed its
+  // records yet keeps its share of the chains for when it has. While a crawl does not know its size, only a bucket
+  // that never filled is a reason to cut: more work could only want more chains then, while against a leak it could
+  // want fewer.
   const rebalance = (): void => {
     wakeSized();
     const bucket = client.pacer.state();
@@ -147,55 +183,24 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     for (const crawl of crawls) {
       for (const chain of crawl.chains) {
         if (chain.done) continue;
-        chains += chain.splitInto;
+        chains++;
         if (crawl.planned)
           open.push({ crawl, chain, pages: crawl.remainingPages(chain), pageMs: pageMs(crawl.resource) });
       }
       if (!crawl.planned) unplannedMs += workOf(crawl)?.workMs ?? 0;
     }
-    const windows = open.map((entry) => entry.chain.splitInto);
-    const minPages = minPagesPerWindow(work !== undefined && bucketHasRoomForAll());
     const totalMs = work?.workMs ?? 0;
-    const wanted = chainsWorthRunning({
-      requests: work?.requests ?? 0,
-      chains,
-      room: bucket.room,
-      leakPerSecond: bucket.planningLeakPerSecond,
-      workMs: totalMs,
-      depth,
-      splittable: splittableChains(open, windows, minPages),
-    });
+    const crawl = crawlModel(work, chains);
+    const minPages = minPagesPerWindow(leakDecides(crawl));
+    const wanted = chainsWorthRunning({ ...crawl, open, minPages });
     const reserved = totalMs > 0 ? Math.round((wanted * unplannedMs) / totalMs) : 0;
     const extra = wanted - reserved - chains;
     if (extra <= 0) return;
-    spreadChains(open, windows, extra, minPages).forEach((into, i) => {
+    spreadChains(open, extra, minPages).forEach((windows, i) => {
       const entry = open[i];
-      if (entry !== undefined && into !== entry.chain.splitInto) entry.crawl.requestSplit(entry.chain, into);
+      if (entry !== undefined && windows > 1) entry.crawl.requestSplit(entry.chain, windows);
     });
   };
-
-  // The crawls' counts go out together and answer within a moment of each other: a crawl deciding how to start waits
-  // for the others' sizes (see roomForAll).
-  const sizeWaiters: Array<() => void> = [];
-  const allSized = (): boolean => [...crawls].every((crawl) => crawl.ahead() !== undefined);
-  const wakeSized = (): void => {
-    if (allSized()) for (const wake of sizeWaiters.splice(0)) wake();
-  };
-
-  /** Whether the bucket has room for every request the crawls need (Infinity: no limit in sight). */
-  const roomForAll = async (): Promise<boolean> => {
-    if (!allSized()) await new Promise<void>((resolve) => sizeWaiters.push(resolve));
-    return bucketHasRoomForAll();
-  };
-
-  /** Whether the bucket has room for every request the crawls still need (Infinity: no limit in sight). */
-  function bucketHasRoomForAll(): boolean {
-    const bucket = client.pacer.state();
-    if (!Number.isFinite(bucket.planningLeakPerSecond)) return true;
-    let needed = 0;
-    for (const crawl of crawls) needed += workOf(crawl)?.requests ?? 0;
-    return needed <= bucket.room;
-  }
 
   // Retries and 429s are told as they happen, but a storm of them in a few lines: per kind, one line per interval.
   const stormy = stormGuard(RETRY_LOG_INTERVAL_MS);
@@ -227,45 +232,64 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     onProgress: options.onProgress,
     apiUrl: (path, query) => client.apiUrl(path, query),
     rebalance,
-    roomForAll,
     pageMs,
-    request: (url, read, priority, onRetry, shape) =>
-      queue
-        .add(
-          () => {
-            requests++;
-            return client
-              .get(url, read, {
-                priority,
-                shape,
-                onRetry: (event) => {
-                  requests++;
-                  onRetry(event);
-                  logRetry(shape.resource, event);
-                },
-              })
-              .then((response) => {
-                options.logger?.debug(
-                  {
-                    resource: shape.resource,
-                    url: shownUrl(url),
-                    ms: Math.round(response.elapsedMs),
-                    retries: response.retries,
+    burstFits: async () => {
+      // The counts go out together; the bucket they leave shows only once they all answered.
+      if (!allSized()) await new Promise<void>((resolve) => sizeWaiters.push(resolve));
+      // A bucket that never held more than one request has shown no limit (see BucketModel.planningLeak).
+      const bucket = client.pacer.state();
+      return !Number.isFinite(bucket.planningLeakPerSecond) || bucket.room > BURST_DEPTHS * depth;
+    },
+    pageLimit: (resource) => {
+      const work = workAhead();
+      if (work === undefined || leakDecides(crawlModel(work, depth))) return PAGE_LIMIT;
+      return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT);
+    },
+    request: (url, read, { priority, shape, onRetry, onHedge, wanted }) => {
+      const send = (signal?: AbortSignal, started?: () => void) =>
+        queue
+          .add(
+            () => {
+              started?.();
+              requests++;
+              return client
+                .get(url, read, {
+                  priority,
+                  shape,
+                  signal,
+                  onRetry: (event) => {
+                    requests++;
+                    onRetry(event);
+                    logRetry(shape.resource, event);
                   },
-                  'request answered',
-                );
-                roundTripTotalMs += response.elapsedMs;
-                answered++;
-                return response;
-              });
-          },
-          { priority, signal: options.signal },
-        )
-        .catch((error: unknown) => {
-          // p-queue rejects queued work with a bare AbortError; the crawl reports one error class for cancellation.
-          if (options.signal?.aborted && !(error instanceof CrawlAbortedError)) throw new CrawlAbortedError(error);
-          throw error;
-        }),
+                })
+                .then((response) => {
+                  options.logger?.debug(
+                    {
+                      resource: shape.resource,
+                      url: shownUrl(url),
+                      ms: Math.round(response.elapsedMs),
+                      retries: response.retries,
+                    },
+                    'request answered',
+                  );
+                  roundTripTotalMs += response.elapsedMs;
+                  answered++;
+                  return response;
+                });
+            },
+            { priority, signal: options.signal },
+          )
+          .catch((error: unknown) => {
+            // p-queue rejects queued work with a bare AbortError; the crawl reports one error class for cancellation.
+            if (options.signal?.aborted && !(error instanceof CrawlAbortedError)) throw new CrawlAbortedError(error);
+            throw error;
+          });
+      if (shape.kind !== 'list') return send();
+      const limit = Number(url.searchParams.get('limit') ?? PAGE_LIMIT);
+      const typicalMs = () => client.roundTrips.typicalMs('list', shape.resource, limit);
+      return hedges.run(send, { typicalMs, wanted, onHedge });
+    },
   };
 
   return {
@@ -290,7 +314,13 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       const filters = { ...COMPLETE_LIST_FILTERS[resource], updated_at_min: formatFilterTime(since.getTime()) };
       const url = client.apiUrl(`${resource}/count.json`, filters);
       const shape = { kind: 'count', resource } as const;
-      const response = await context.request(url, readCount, Number.MAX_SAFE_INTEGER, () => undefined, shape);
+      const response = await context.request(url, readCount, {
+        priority: Number.MAX_SAFE_INTEGER,
+        shape,
+        onRetry: () => undefined,
+        onHedge: () => undefined,
+        wanted: () => false,
+      });
       return { count: response.value, requests: 1 + response.retries };
     },
     stats() {
@@ -310,6 +340,13 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
   };
 }
+
+/**
+ * A bucket whose free room holds this many times the depth is spent by the chains before its leak decides anything:
+ * there a crawl's start is the chains', and a probe that starts them a full page sooner pays for its extra request.
+ * On Basic (40 at 2/s) it does not: the leak takes three probes' worth while one full first page per resource is out.
+ */
+const BURST_DEPTHS = 2;
 
 /** Retry and 429 lines of one kind at most this often (the rest are counted into the next). */
 const RETRY_LOG_INTERVAL_MS = 10_000;

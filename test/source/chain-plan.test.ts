@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   type ChainPlanInput,
   chainsWorthRunning,
+  closingPageLimit,
   expectedFinishMs,
+  leakDecides,
   minPagesPerWindow,
   splittableChains,
   spreadChains,
 } from '../../src/source/chain-plan.js';
+
+/** Chains with these pages ahead, every page taking `pageMs`. */
+const even = (pages: number[], pageMs = 1000) => pages.map((n) => ({ pages: n, pageMs }));
 
 // The fleet bench's large Basic shop when all three resources know their size: 80 pages and 3 counts ahead, 200 ms
 // each.
@@ -17,7 +22,8 @@ const BASIC: ChainPlanInput = {
   leakPerSecond: 2,
   workMs: 84 * 200,
   depth: 20,
-  splittable: 40,
+  open: [27, 27, 26].map((pages) => ({ pages, pageMs: 200 })),
+  minPages: 1,
 };
 
 describe('chainsWorthRunning', () => {
@@ -39,9 +45,17 @@ describe('chainsWorthRunning', () => {
       13,
     ],
     [
-      'a small Plus shop whose work fits in the room: as many windows as its pages allow',
-      { ...BASIC, requests: 10, room: 391, leakPerSecond: 20, workMs: 10 * 200, splittable: 2 },
-      5,
+      'a small Plus shop whose work fits in the room: as many windows as its pages allow, half a page each',
+      {
+        ...BASIC,
+        requests: 10,
+        room: 391,
+        leakPerSecond: 20,
+        workMs: 10 * 200,
+        open: [{ pages: 3, pageMs: 200 }],
+        minPages: 0.5,
+      },
+      8,
     ],
     [
       'Basic behind slow answers (1.5 s): chains are the limit until the leak is',
@@ -53,23 +67,52 @@ describe('chainsWorthRunning', () => {
       // leak; more spend the room sooner, until the partial pages they add outweigh it.
       'Basic with real pages (1.9 s) and instant counts: the chains that fill the leak and burn the room',
       { ...BASIC, requests: 71, room: 33, workMs: 68 * 1900, chains: 3 },
-      9,
+      8,
     ],
     [
       'the same shop on Plus (400 @ 20/s): its work fits in the room, every chain the pages allow',
       { ...BASIC, requests: 71, room: 390, leakPerSecond: 20, workMs: 68 * 1900, chains: 3 },
       20,
     ],
-    ['nothing left to cut', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, splittable: 0 }, 3],
+    ['nothing left to cut', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, open: [] }, 3],
     ['never past the depth', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, depth: 4 }, 4],
     [
       'a gain under a tenth is noise, not a reason',
       // 4 chains: 4.95 s instead of 5 s.
-      { ...BASIC, requests: 10, chains: 3, room: 0.6, leakPerSecond: 2, workMs: 10 * 1000 },
+      {
+        ...BASIC,
+        requests: 10,
+        chains: 3,
+        room: 0.6,
+        leakPerSecond: 2,
+        workMs: 10 * 1000,
+        open: [3, 3, 3].map((pages) => ({ pages, pageMs: 1000 })),
+      },
       3,
     ],
   ])('%s', (_name, input, expected) => {
     expect(chainsWorthRunning(input)).toBe(expected);
+  });
+
+  it('buys no window for a gain under a quarter second: a shop answering in milliseconds', () => {
+    // Without a limit 20 chains would finish 16 pages of 20 ms in 25 ms instead of 133.
+    const open = [6, 5, 5].map((pages) => ({ pages, pageMs: 20 }));
+    const input = { ...BASIC, requests: 16, workMs: 16 * 20, leakPerSecond: Number.POSITIVE_INFINITY, open };
+    expect(chainsWorthRunning(input)).toBe(3);
+  });
+
+  it('no sooner than the longest chain: one resource with all the work wants windows the fluid model would not buy', () => {
+    // 23 pages of orders (2.4 s) in one chain beside two nearly done: 55 s one after another, where the leak needs 15 s.
+    const input = {
+      ...BASIC,
+      requests: 30,
+      chains: 3,
+      room: 0,
+      workMs: 27 * 2400,
+      open: [{ pages: 23, pageMs: 2400 }, ...even([2, 2], 2400)],
+    };
+    expect(expectedFinishMs(input, 3)).toBeCloseTo(23 * 2400 * 1.25, 6);
+    expect(chainsWorthRunning(input)).toBeGreaterThanOrEqual(6);
   });
 
   it('counts the partial last page of every extra window against the bucket', () => {
@@ -79,40 +122,68 @@ describe('chainsWorthRunning', () => {
   });
 });
 
-/** Chains with these pages ahead, every page taking `pageMs`. */
-const even = (pages: number[], pageMs = 1000) => pages.map((n) => ({ pages: n, pageMs }));
-
 describe('spreading new windows', () => {
   it.each([
-    ['to the chain that would finish last', even([30, 12, 5]), [1, 1, 1], 1, [2, 1, 1]],
-    ['evening out the pages per window', even([30, 12, 5]), [1, 1, 1], 5, [5, 2, 1]],
-    ['while windows keep three pages each', even([30, 12, 5]), [1, 1, 1], 50, [10, 4, 1]],
-    ['on top of cuts already asked for', even([9]), [2], 1, [3]],
-    ['none to hand out', even([30]), [1], 0, [1]],
+    ['to the chain that would finish last', even([30, 12, 5]), 1, [2, 1, 1]],
+    ['evening out the pages per window', even([30, 12, 5]), 5, [5, 2, 1]],
+    ['while windows keep three pages each', even([30, 12, 5]), 50, [10, 4, 1]],
+    ['none to hand out', even([30]), 0, [1]],
     [
       'by time, not pages: 20 pages of orders (2 s) outlast 30 of customers (0.9 s)',
       [...even([20], 2000), ...even([30], 900)],
-      [1, 1],
       3,
       [3, 2],
     ],
-  ])('%s', (_name, chains, windows, extra, expected) => {
-    expect(spreadChains(chains, windows, extra, 3)).toEqual(expected);
+  ])('%s', (_name, chains, extra, expected) => {
+    expect(spreadChains(chains, extra, 3)).toEqual(expected);
   });
 
   it.each([
-    [[30, 12, 5], [1, 1, 1], 12],
-    [[30, 12, 5], [10, 4, 1], 0],
-    [[2.9], [1], 0],
-  ])('pages %j in %j windows can take %i more', (pages, windows, expected) => {
-    expect(splittableChains(even(pages), windows, 3)).toBe(expected);
+    [[30, 12, 5], 3, 12],
+    [[2.9], 3, 0],
+    [[1.9], 0.5, 2],
+    [[0.4], 0.5, 0],
+  ])('pages %j, windows of %d pages at least, can take %i more', (pages, minPages, expected) => {
+    expect(splittableChains(even(pages), minPages)).toBe(expected);
   });
 
   it.each([
-    ['the leak limits: three pages a window', false, 3, [10, 4, 1]],
-    ['the bucket has room for every request: two', true, 2, [15, 6, 2]],
-  ])('%s', (_name, room, minPages, spread) => {
-    expect(minPagesPerWindow(room)).toBe(minPages);
-    expect(spreadChains(even([30, 12, 5]), [1, 1, 1], 50, minPagesPerWindow(room))).toEqual(spread);
+    ['the leak decides: a page a window', true, 1, [30, 12, 5]],
+    ['windows are free: half a page', false, 0.5, [33, 14, 6]],
+  ])('%s', (_name, leak, minPages, spread) => {
+    expect(minPagesPerWindow(leak)).toBe(minPages);
+    expect(spreadChains(even([30, 12, 5]), 50, minPagesPerWindow(leak))).toEqual(spread);
+  });
+});
+
+describe('closingPageLimit', () => {
+  it.each([
+    ['two full pages of work a slot or more: full pages', 20 * 2 * 2_000, 20, 2_000, 250],
+    ['one page a slot: pages of half as many records', 20 * 2_000, 20, 2_000, 125],
+    ['almost nothing left: the smallest page', 20 * 100, 20, 2_000, 50],
+    ['one slot: nothing idles, full pages', 1_000, 1, 2_000, 250],
+    ['pages of 300 ms: half a page is not worth a request', 20 * 300, 20, 300, 250],
+  ])('%s', (_name, workMs, slots, pageMs, expected) => {
+    expect(closingPageLimit(workMs, slots, pageMs, 250)).toBe(expected);
+  });
+});
+
+describe('leakDecides', () => {
+  it.each([
+    ['Basic: the leak decides from the first second', BASIC, true],
+    ['the same work on Plus: the room takes it all', { ...BASIC, room: 390, leakPerSecond: 20 }, false],
+    [
+      'the crawl bench on 40 @ 20/s with 2 s pages: the depth decides',
+      { ...BASIC, requests: 166, room: 37, leakPerSecond: 20, workMs: 160 * 2000 },
+      false,
+    ],
+    [
+      'the crawl bench on Advanced (80 @ 4/s): the leak decides',
+      { ...BASIC, requests: 166, room: 78, leakPerSecond: 4, workMs: 160 * 2000 },
+      true,
+    ],
+    ['no limit', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY }, false],
+  ])('%s', (_name, input, expected) => {
+    expect(leakDecides(input)).toBe(expected);
   });
 });

@@ -10,12 +10,15 @@ describe('fitRoundTrips', () => {
     ['no answers', [], undefined],
     ['one count', answers(150, 0, [0]), { interceptMs: 150, msPerRecord: 0 }],
     [
-      'full pages only: a flat line, a lower bound for larger pages',
+      'full pages only: their time, half of it per record',
       answers(150, 7, [250, 250, 250]),
-      {
-        interceptMs: 1900,
-        msPerRecord: 0,
-      },
+      { interceptMs: 950, msPerRecord: 3.8 },
+    ],
+    [
+      // 325 ms for 25 orders: a full page at 1,787 ms (1,900 really); flat, 325 ms, it planned a fifth of the chains.
+      'a probe only: a full page from it',
+      answers(150, 7, [25]),
+      { interceptMs: 162.5, msPerRecord: 6.5 },
     ],
     [
       'a probe and full pages: the cost of a record',

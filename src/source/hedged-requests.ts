@@ -1,0 +1,116 @@
+/**
+ * Hedged pages ("The Tail at Scale", Dean and Barroso, CACM 2013). A list page's round trip has a long tail: a page of
+ * 250 orders takes about 2 s, and some take several times that (live-shop.md §1.2; the simulated shop's realistic
+ * model puts the 95th percentile at 3× the median). Once windows are cut finely, the rest of a slow page's window goes
+ * to other chains, but the page itself can only come from that request, and at a crawl's end one such page holds the
+ * whole crawl. So a page that has taken HEDGE_AFTER times the typical round trip of its kind and size, and at least
+ * LATE_MS more, is asked for again once a slot is free and the bucket can spare the request (`mayHedge`) and its
+ * crawl is waiting for it (the consumer has nothing else to do); the first answer wins and the other copy is abandoned
+ * unread. Either copy is the shop's answer at a moment during the crawl, as any page is.
+ */
+export const HEDGE_AFTER = 1.5;
+/** Later than this a page must be, too: a shop answering in milliseconds gains nothing from a second copy. */
+const LATE_MS = 1000;
+/** How often late pages are looked for. */
+const CHECK_EVERY_MS = 100;
+
+/**
+ * Sends one copy; `signal` abandons it. `started` is called when the copy leaves the queue (a page's age counts from
+ * its first copy's).
+ */
+export type HedgedSend<T> = (signal: AbortSignal, started: () => void) => Promise<T>;
+
+interface Open {
+  startedMs: number | undefined;
+  typicalMs: () => number | undefined;
+  wanted: () => boolean;
+  hedged: boolean;
+  hedge: () => void;
+}
+
+/** Whether a page sent `ageMs` ago, whose kind and size typically take `typicalMs`, is late enough to hedge. */
+export function hedgeDue(ageMs: number, typicalMs: number | undefined): boolean {
+  return typicalMs !== undefined && ageMs > HEDGE_AFTER * typicalMs && ageMs - typicalMs >= LATE_MS;
+}
+
+export class HedgedRequests {
+  private readonly open = new Set<Open>();
+  private timer: NodeJS.Timeout | undefined;
+
+  /** `mayHedge`: whether one more request may go now without delaying any other (a free slot, a bucket to spare). */
+  constructor(private readonly mayHedge: () => boolean) {}
+
+  /**
+   * Runs `send`, and a second copy if the first is late (see hedgeDue) while `mayHedge` allows; resolves with the first
+   * answer and abandons the other copy. Rejects when every copy sent has failed, with the first copy's error.
+   * `wanted`: whether the page's crawl is waiting for it now.
+   */
+  run<T>(
+    send: HedgedSend<T>,
+    { typicalMs, wanted, onHedge }: { typicalMs: () => number | undefined; wanted: () => boolean; onHedge: () => void },
+  ): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const copies: AbortController[] = [];
+      const errors: unknown[] = [];
+      let settled = false;
+      const entry: Open = {
+        startedMs: undefined,
+        typicalMs,
+        wanted,
+        hedged: false,
+        hedge: () => {
+          onHedge();
+          launch();
+        },
+      };
+      const finish = () => {
+        settled = true;
+        this.open.delete(entry);
+        if (this.open.size === 0) this.stop();
+      };
+      const launch = () => {
+        const copy = new AbortController();
+        copies.push(copy);
+        send(copy.signal, () => {
+          entry.startedMs ??= performance.now();
+        }).then(
+          (value) => {
+            if (settled) return;
+            finish();
+            for (const other of copies) if (other !== copy) other.abort();
+            resolve(value);
+          },
+          (error: unknown) => {
+            if (settled) return;
+            errors.push(error);
+            if (errors.length < copies.length) return;
+            finish();
+            reject(errors[0]);
+          },
+        );
+      };
+      this.open.add(entry);
+      launch();
+      this.timer ??= setInterval(() => this.hedgeOneLate(), CHECK_EVERY_MS).unref();
+    });
+  }
+
+  /** Hedges the oldest late page, if one may go now: one a tick, so each hedge's slot is counted before the next. */
+  private hedgeOneLate(): void {
+    const now = performance.now();
+    let oldest: Open | undefined;
+    for (const entry of this.open) {
+      if (entry.hedged || entry.startedMs === undefined) continue;
+      if (!hedgeDue(now - entry.startedMs, entry.typicalMs()) || !entry.wanted()) continue;
+      if (oldest === undefined || entry.startedMs < (oldest.startedMs as number)) oldest = entry;
+    }
+    if (oldest === undefined || !this.mayHedge()) return;
+    oldest.hedged = true;
+    oldest.hedge();
+  }
+
+  private stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
