@@ -129,13 +129,17 @@ class Executor {
   private async settleUnsure(): Promise<void> {
     for (const resource of RESOURCES) {
       const rows = this.o.plan.resources[resource]?.rows ?? [];
-      const unsure = new Map<string, number>();
+      const unsure = new Map<string, { sinceMs: number; key: string | undefined }>();
       for (const row of rows) {
         const state = this.o.journal.state({ step: 'create', resource, id: row.id });
-        if (row.class === 'create' && state?.state === 'unsure') unsure.set(row.id, Date.parse(state.since));
+        if (row.class === 'create' && state?.state === 'unsure') {
+          unsure.set(row.id, { sinceMs: Date.parse(state.since), key: state.key });
+        }
       }
       if (unsure.size === 0) continue;
-      const found = await findCreated(this.o.client, resource, new Set(unsure.keys()), Math.min(...unsure.values()));
+      const wanted = new Map([...unsure].map(([id, { key }]) => [id, key]));
+      const sinceMs = Math.min(...[...unsure.values()].map((entry) => entry.sinceMs));
+      const found = await findCreated(this.o.client, resource, wanted, sinceMs);
       for (const id of unsure.keys()) {
         const record = found.get(id);
         if (record === undefined) this.w.journalLine({ kind: 'absent', step: 'create', resource, id });

@@ -5,7 +5,7 @@ import type { ChildIds, StepKey } from '../journal.js';
 import type { PlanRow } from '../plan.js';
 import { customerCreateBody } from '../records/customer-bodies.js';
 import { markerOf } from '../records/natural-keys.js';
-import { orderCreateBody } from '../records/order-bodies.js';
+import { guestEmail, orderCreateBody } from '../records/order-bodies.js';
 import { orderStateSteps } from '../records/order-states.js';
 import { createdChildIds, imageLinksBody, productCreateBody } from '../records/product-bodies.js';
 import { fetchTarget, findCreated, searchCustomersByEmail } from '../shop-reads.js';
@@ -23,7 +23,7 @@ export interface CreateOptions {
 
 /**
  * Creates a snapshot record in the target, then what follows its create: a product's image links, a customer's
- * activation URL, an order's states. A create an earlier run
+ * activation URL, an order's email (when it was created without a customer) and states. A create an earlier run
  * finished is not sent again (its record is read back for the follow-ups), nor one it left unsure that the shop was
  * found to hold (`found`).
  */
@@ -51,7 +51,10 @@ export async function createRecord(
   w.result.written[resource].set(id, created.id);
   if (resource === 'products') await linkImages(w, id, record, created);
   if (resource === 'customers' && options.activationUrls) await activationUrl(w, id, created);
-  if (resource === 'orders') await setOrderStates(w, id, orderStateSteps(record, undefined).steps, created.id);
+  if (resource === 'orders') {
+    await setGuestEmail(w, id, record, created);
+    await setOrderStates(w, id, orderStateSteps(record, undefined).steps, created.id);
+  }
 }
 
 /** Sends a create; a lost answer is settled by searching the shop for the marker before anything is sent again. */
@@ -62,6 +65,7 @@ async function sendCreate(
   options: CreateOptions,
 ): Promise<TargetRecord | undefined> {
   const { resource, id } = key;
+  const handle = resource === 'products' && typeof record.handle === 'string' ? record.handle : undefined;
   for (let attempt = 1; ; attempt++) {
     const body = createBody(w, resource, record, options);
     const since = Date.now();
@@ -71,6 +75,7 @@ async function sendCreate(
         `${resource}.json`,
         { method: 'POST', body, repeatable: false },
         SINGULAR[resource],
+        handle,
       );
       if (resource === 'orders') w.ordersLeft--;
       const created = { id: String(answer.id), record: answer };
@@ -82,7 +87,7 @@ async function sendCreate(
           { resource, id, error: error.message },
           `${resource} ${id}: the answer to its create was lost; searching the shop for it before sending it again`,
         );
-        const found = (await findCreated(w.client, resource, new Set([id]), since)).get(id);
+        const found = (await findCreated(w.client, resource, new Map([[id, handle]]), since)).get(id);
         if (found !== undefined) {
           recordCreate(w, key, record, found, 'found');
           w.outcome(resource).found++;
@@ -173,6 +178,16 @@ async function activationUrl(w: RestoreWriter, id: string, created: TargetRecord
   const answer = await w.write(key, path, { method: 'POST', repeatable: true }, undefined);
   const url = typeof answer.account_activation_url === 'string' ? answer.account_activation_url : undefined;
   w.journalLine({ kind: 'done', ...key, target_id: created.id, ...(url === undefined ? {} : { value: url }) });
+}
+
+/** The email of an order created without a customer, set by its PUT (see guestEmail: its create leaves it out). */
+async function setGuestEmail(w: RestoreWriter, id: string, record: JsonObject, created: TargetRecord): Promise<void> {
+  const key: StepKey = { step: 'email', resource: 'orders', id };
+  const email = guestEmail(record, w.ids);
+  if (email === undefined || created.record.email === email || w.done(key)) return;
+  const body = { order: { id: created.record.id ?? null, email } };
+  await w.write(key, `orders/${created.id}.json`, { method: 'PUT', body, repeatable: true }, 'order');
+  w.journalLine({ kind: 'done', ...key, target_id: created.id });
 }
 
 /** A 422 saying the customer's email or phone belongs to another customer already. */

@@ -61,10 +61,17 @@ export class RestoreWriter {
   }
 
   /**
-   * One write: its intent journaled (fsynced) before it is sent, its answer read under `envelope` (the record's key;
-   * undefined: the body is not read). Order creates wait for the development-store limit when the shop has shown one.
+   * One write: its intent journaled (fsynced) before it is sent, with the natural key a create asks for (`naturalKey`:
+   * a lost answer is looked up by it), its answer read under `envelope` (the record's key; undefined: the body is not
+   * read). Order creates wait for the development-store limit when the shop has shown one.
    */
-  async write(key: StepKey, path: string, call: WriteCall, envelope: string | undefined): Promise<JsonObject> {
+  async write(
+    key: StepKey,
+    path: string,
+    call: WriteCall,
+    envelope: string | undefined,
+    naturalKey?: string,
+  ): Promise<JsonObject> {
     const orderCreate = key.resource === 'orders' && key.step === 'create';
     // Product creates and updates, and the variant endpoint, may make variants: the variant limit's 429 is theirs.
     const variantWrite = key.resource === 'products' && key.step !== 'delete';
@@ -78,6 +85,7 @@ export class RestoreWriter {
         ...key,
         request,
         ...(payload === undefined ? {} : { payload_sha256: payload }),
+        ...(naturalKey === undefined ? {} : { key: naturalKey }),
       });
       crashPoint('restore-before-write');
       this.inFlight++;
