@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { ResourceName } from '../shopify/resources.js';
+import type { RunningShop, ShopOptions } from '../simulator/index.js';
+import type { PageShape } from './crawl-bound.js';
 
 export const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const PROBE = fileURLToPath(new URL('./usage-probe.js', import.meta.url));
@@ -93,4 +97,32 @@ export async function startSimulatorProcess(
     if (Date.now() > deadline || sim.child.exitCode !== null) throw new Error('the simulator did not start');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A simulated shop in its own process (shop-process.ts), and what it saw, counted on its side, once stopped. */
+export interface ShopProcess {
+  url: string;
+  token: string;
+  counts: Record<ResourceName, number>;
+  pages: Record<ResourceName, PageShape[]>;
+  stop(): Promise<ReturnType<RunningShop['stats']>>;
+}
+
+export async function startShopProcess(options: ShopOptions): Promise<ShopProcess> {
+  const script = fileURLToPath(new URL('./shop-process.js', import.meta.url));
+  const child: ChildProcess = spawn(process.execPath, [script, JSON.stringify(options)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done) throw new Error('simulated shop exited before printing its address');
+  return {
+    ...(JSON.parse(first.value) as Omit<ShopProcess, 'stop'>),
+    async stop() {
+      child.stdin?.end();
+      const last = await lines.next();
+      if (last.done) throw new Error('simulated shop exited without its statistics');
+      return (JSON.parse(last.value) as { stats: ReturnType<RunningShop['stats']> }).stats;
+    },
+  };
 }

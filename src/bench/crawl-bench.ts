@@ -1,14 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { RESOURCES, type ResourceName } from '../shopify/resources.js';
-import type { BucketShape, LatencyOptions, RunningShop, ShopOptions } from '../simulator/index.js';
+import { RESOURCES } from '../shopify/resources.js';
+import type { BucketShape, LatencyOptions, ShopOptions } from '../simulator/index.js';
 import { LATENCY_PRESETS, type LatencyModel } from '../simulator/latency.js';
-import { type ProcessUsage, spawnMeasured, spawnMeasuredCli } from './child-process.js';
-import { expectedCrawl, type PageShape, scheduleFinishMs } from './crawl-bound.js';
+import { type ProcessUsage, spawnMeasured, spawnMeasuredCli, startShopProcess } from './child-process.js';
+import { expectedCrawl, scheduleFinishMs } from './crawl-bound.js';
 
 /**
  * `npm run bench -- crawl`: the built CLI as a user runs it (`shopsnap backup`, default formats, into a local folder)
@@ -47,33 +45,6 @@ const LATENCIES: Array<{ name: string; latency: LatencyOptions; model: LatencyMo
   { name: 'fixed (counts at once, pages 150 ms + 7 ms/record)', latency: FIXED, model: FIXED },
 ];
 
-interface SimChild {
-  url: string;
-  token: string;
-  counts: Record<ResourceName, number>;
-  pages: Record<ResourceName, PageShape[]>;
-  stop(): Promise<ReturnType<RunningShop['stats']>>;
-}
-
-async function startSimChild(options: ShopOptions): Promise<SimChild> {
-  const script = fileURLToPath(new URL('./crawl-sim.js', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [script, JSON.stringify(options)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  if (first.done) throw new Error('simulated shop exited before printing its address');
-  return {
-    ...(JSON.parse(first.value) as Omit<SimChild, 'stop'>),
-    async stop() {
-      child.stdin?.end();
-      const last = await lines.next();
-      if (last.done) throw new Error('simulated shop exited without its statistics');
-      return (JSON.parse(last.value) as { stats: ReturnType<RunningShop['stats']> }).stats;
-    },
-  };
-}
-
 export interface CrawlBenchRow {
   latency: string;
   shop: string;
@@ -104,7 +75,7 @@ async function backupRow(
     // Pages built before the clock starts: building them on demand costs the shop CPU the crawler competes for.
     prerender: true,
   };
-  const shop = await startSimChild(options);
+  const shop = await startShopProcess(options);
   const out = await mkdtemp(join(tmpdir(), 'shopsnap-crawl-bench-'));
   const before = loadavg()[0] as number;
   const started = performance.now();
@@ -140,7 +111,7 @@ async function backupRow(
 
 /** shopify-api-node on the same shop, in its own process: whole process against whole process. */
 async function peerRow(latency: (typeof LATENCIES)[number], row: Row) {
-  const shop = await startSimChild({
+  const shop = await startShopProcess({
     seed: 7,
     ...SIZES,
     bigIdShare: 0.01,

@@ -8,14 +8,15 @@ import { RestoreError } from './errors.js';
 /**
  * What one write does. `create` makes a record (a product with its variants and images, a customer with its addresses,
  * an order with its line items); `variant` re-creates a variant a product lost; `image-links` ties a created product's
- * images to its variants; `update` brings a record to the snapshot's values; `cancel`, `close` and `open` set an
- * order's state; `delete` removes what the snapshot does not have (--prune); `activation-url` and `invite` are the
- * customer's opt-ins.
+ * images to its variants; `email` gives an order created without a customer its email; `update` brings a record to
+ * the snapshot's values; `cancel`, `close` and `open` set an order's state; `delete` removes what the snapshot does
+ * not have (--prune); `activation-url` and `invite` are the customer's opt-ins.
  */
 export type StepKind =
   | 'create'
   | 'variant'
   | 'image-links'
+  | 'email'
   | 'update'
   | 'cancel'
   | 'close'
@@ -40,7 +41,14 @@ export interface StepKey {
 
 export type JournalLine =
   | { kind: 'begin'; at: string; source: string; snapshot_id: string; target: string; mode: string }
-  | (StepKey & { kind: 'intent'; at: string; request: string; payload_sha256?: string })
+  | (StepKey & {
+      kind: 'intent';
+      at: string;
+      request: string;
+      payload_sha256?: string;
+      /** The natural key a create asked for (a product's handle): where a lookup after a lost answer searches. */
+      key?: string;
+    })
   | (StepKey & {
       kind: 'done';
       at: string;
@@ -63,7 +71,7 @@ export type JournalLine =
 export type StepState =
   | { state: 'done'; targetId: string | undefined; children: ChildIds | undefined; value?: string }
   | { state: 'failed'; status: number | undefined; errors: JsonValue | undefined; message: string }
-  | { state: 'unsure'; since: string }
+  | { state: 'unsure'; since: string; key?: string }
   | { state: 'absent' };
 
 export const JOURNAL_NAME = 'journal.ndjson';
@@ -154,7 +162,7 @@ export class Journal {
     const key = keyOf(line);
     switch (line.kind) {
       case 'intent':
-        this.states.set(key, { state: 'unsure', since: line.at });
+        this.states.set(key, { state: 'unsure', since: line.at, ...(line.key === undefined ? {} : { key: line.key }) });
         return;
       case 'done':
         this.states.set(key, {

@@ -2,11 +2,13 @@ import type { JsonObject } from '../shopify/json.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import type { IdMap } from './id-map.js';
 import type { Journal } from './journal.js';
+import type { ProductMarkers } from './product-markers.js';
 import { classify, type RestoreMode } from './records/classify.js';
 import { customerUpdate } from './records/customer-bodies.js';
-import type { FieldChange } from './records/field-diff.js';
-import { idText } from './records/ids.js';
-import { orderCreateBody, orderUpdate } from './records/order-bodies.js';
+import { type FieldChange, fieldDiff } from './records/field-diff.js';
+import { type IdKind, type IdLookup, idText } from './records/ids.js';
+import type { Match } from './records/natural-keys.js';
+import { guestEmail, orderCreateBody, orderUpdate } from './records/order-bodies.js';
 import { orderStateSteps } from './records/order-states.js';
 import { children, pairVariants } from './records/pairing.js';
 import { lostVariants, productUpdate } from './records/product-bodies.js';
@@ -86,8 +88,10 @@ export async function planRestore(
   ids: IdMap,
   journal: Journal | undefined,
   options: PlanOptions,
+  markers?: ProductMarkers,
 ): Promise<Plan> {
   const plan: Plan = { mode: options.mode, resources: {}, writes: 0, cannotRestore: {} };
+  const planned = new PlannedIds(ids);
   for (const resource of RESOURCES) {
     const wanted = options.scope[resource];
     if (wanted !== 'all' && wanted.size === 0) continue;
@@ -101,11 +105,13 @@ export async function planRestore(
     const matched = new Set<string>();
     for await (const { id, record } of source.records(resource)) {
       if (!inScope(options.scope, resource, id)) continue;
-      const row = planRecord(resource, id, record, target, ids, journal, options);
+      const match = await matchOf(resource, id, record, target, ids, journal, options.mode, markers);
+      const row = planRecord(resource, id, record, match, ids, planned, journal, options);
+      if (row.class === 'create') planned.add(resource, record);
       if (row.target_id !== undefined) matched.add(row.target_id);
       resourcePlan.counts[row.class]++;
       for (const step of row.states ?? []) resourcePlan.states[step]++;
-      resourcePlan.writes += writesOf(resource, row, record, target, ids, options);
+      resourcePlan.writes += writesOf(resource, row, record, target, ids, planned, options);
       resourcePlan.rows.push(row);
     }
     if (options.prune && options.mode === 'recover' && wanted === 'all') {
@@ -121,20 +127,58 @@ export async function planRestore(
   return plan;
 }
 
-function planRecord(
+type PlanMatch = Match<TargetRecord> | { kind: 'found'; by: 'journal'; target: TargetRecord };
+
+/**
+ * Where a snapshot record stands in the target: a record restore created (the journal's id map), else the index's
+ * match (recover: id, then marker; migrate: marker, then natural key). A product's marker is not in the index until
+ * read: the markers of its handle's family are read, and the match made again, when nothing else settles it (no id
+ * or marker match) and it matters: the product has no match, its create is unsure in the journal, or the product its
+ * handle matched differs from it (one equal to it needs nothing either way).
+ */
+async function matchOf(
   resource: ResourceName,
   id: string,
   record: JsonObject,
   target: TargetShop,
   ids: IdMap,
   journal: Journal | undefined,
-  options: PlanOptions,
-): PlanRow {
+  mode: RestoreMode,
+  markers: ProductMarkers | undefined,
+): Promise<PlanMatch> {
   const mapped = ids.target(resource, id);
   const mine = mapped === undefined ? undefined : target.records[resource]?.get(mapped);
-  const match = mine
-    ? { kind: 'found' as const, by: 'journal', target: mine }
-    : (target.indexes[resource]?.match(record, options.mode) ?? { kind: 'none' as const });
+  if (mine !== undefined) return { kind: 'found', by: 'journal', target: mine };
+  const index = target.indexes[resource];
+  if (index === undefined) return { kind: 'none' };
+  const match = index.match(record, mode);
+  const handle = typeof record.handle === 'string' ? record.handle : undefined;
+  if (resource !== 'products' || markers === undefined || handle === undefined || !markers.unread(handle)) {
+    return match;
+  }
+  if (match.kind === 'found' && (match.by === 'id' || match.by === 'marker')) return match;
+  const unsure = journal?.state({ step: 'create', resource, id })?.state === 'unsure';
+  if (
+    match.kind === 'found' &&
+    !unsure &&
+    fieldDiff(resource, record, match.target.record, withMatch(id, record, match.target, ids)).length === 0
+  ) {
+    return match;
+  }
+  await markers.readFamily(handle);
+  return index.match(record, mode);
+}
+
+function planRecord(
+  resource: ResourceName,
+  id: string,
+  record: JsonObject,
+  match: PlanMatch,
+  ids: IdMap,
+  planned: IdLookup,
+  journal: Journal | undefined,
+  options: PlanOptions,
+): PlanRow {
   if (match.kind === 'ambiguous') {
     const ids = match.targets.map((found) => found.id).join(', ');
     return {
@@ -172,7 +216,7 @@ function planRecord(
       if (created?.state === 'unsure') {
         row.reason = `an earlier run sent its create at ${created.since} and got no answer: the shop is searched for it first`;
       }
-      const notes = resource === 'orders' ? orderCreateBody(record, ids).notes : [];
+      const notes = resource === 'orders' ? orderCreateBody(record, planned).notes : [];
       if (notes.length > 0) row.cannot_roll_back = notes;
       const states = resource === 'orders' ? orderStateSteps(record, undefined) : undefined;
       if (states !== undefined) withStates(row, states.steps, states.cannot);
@@ -195,11 +239,26 @@ function planRecord(
 function noteMatch(resource: ResourceName, id: string, record: JsonObject, found: TargetRecord, ids: IdMap): void {
   ids.set(resource, id, found.id);
   if (resource !== 'products') return;
-  for (const pair of pairVariants(record, found.record, ids)) {
+  for (const [from, to] of pairedVariants(record, found, ids)) ids.set('variants', from, to);
+}
+
+/** The id map as noteMatch would leave it for a product matched to `found`, without changing it. */
+function withMatch(id: string, record: JsonObject, found: TargetRecord, ids: IdLookup): IdLookup {
+  const variants = new Map(pairedVariants(record, found, ids));
+  return {
+    target: (kind, sourceId) =>
+      kind === 'products' && sourceId === id
+        ? found.id
+        : ((kind === 'variants' ? variants.get(sourceId) : undefined) ?? ids.target(kind, sourceId)),
+  };
+}
+
+function pairedVariants(record: JsonObject, found: TargetRecord, ids: IdLookup): Array<[string, string]> {
+  return pairVariants(record, found.record, ids).flatMap((pair) => {
     const from = idText(pair.snapshot?.id);
     const to = idText(pair.target?.id);
-    if (from !== undefined && to !== undefined) ids.set('variants', from, to);
-  }
+    return from !== undefined && to !== undefined ? [[from, to] as [string, string]] : [];
+  });
 }
 
 function withStates(
@@ -218,7 +277,8 @@ function withStates(
 
 /**
  * The writes one row sends, before any retry or lookup: a create and its follow-ups (a product's image links, a
- * customer's activation URL, an order's states); an update's PUT, the variants a product lost and an order's states.
+ * customer's activation URL, an order's email when it is created without a customer, its states); an update's PUT,
+ * the variants a product lost and an order's states.
  */
 function writesOf(
   resource: ResourceName,
@@ -226,6 +286,7 @@ function writesOf(
   record: JsonObject,
   target: TargetShop,
   ids: IdMap,
+  planned: IdLookup,
   options: PlanOptions,
 ): number {
   const states = row.states?.length ?? 0;
@@ -240,8 +301,31 @@ function writesOf(
   if (row.class !== 'create') return 0;
   if (resource === 'products') return 1 + (hasImageLinks(record) ? 1 : 0);
   if (resource === 'customers') return 1 + (options.activationUrls ? 1 : 0);
-  return 1 + states;
+  return 1 + (guestEmail(record, planned) === undefined ? 0 : 1) + states;
 }
+
+/**
+ * The id map as it will be once the plan's creates are written: a record planned for create (and a planned product's
+ * variants) has a counterpart, so an order is planned as it will be written (its notes, its email's follow-up).
+ */
+class PlannedIds implements IdLookup {
+  readonly #planned = new Set<string>();
+
+  constructor(private readonly ids: IdMap) {}
+
+  add(resource: ResourceName, record: JsonObject): void {
+    this.#planned.add(`${resource} ${idText(record.id)}`);
+    if (resource !== 'products') return;
+    for (const variant of children(record.variants)) this.#planned.add(`variants ${idText(variant.id)}`);
+  }
+
+  target(kind: IdKind, sourceId: string): string | undefined {
+    return this.ids.target(kind, sourceId) ?? (this.#planned.has(`${kind} ${sourceId}`) ? PLANNED : undefined);
+  }
+}
+
+/** The target id of a record not created yet, in the plan's eyes (never sent: plan-time bodies are not written). */
+const PLANNED = '0';
 
 /** Whether a product's images show some of its variants: the links need the variants' new ids, a write of their own. */
 function hasImageLinks(product: JsonObject): boolean {

@@ -42,7 +42,7 @@ export interface RestoreReport {
   estimate: Estimate;
   failures: Failure[];
   verification?: Verification;
-  /** Requests sent: the crawl of the target, the writes (retries included), the verification. */
+  /** Requests sent: the crawl of the target (and the product markers the plan read), the writes (retries included), the verification. */
   requests?: { index: number; writes: number; verify: number };
   /** Seconds each stage took: reading the target (and the snapshot for the plan), writing, reading back. */
   seconds?: { plan: number; write: number; verify: number };
@@ -56,6 +56,11 @@ export interface ResourceReport {
   result?: ResourceOutcome;
   count_before?: number;
   count_after?: number;
+  /**
+   * The count before with this run's creates added and its deletes taken away: a count after that differs says the
+   * shop made or removed records restore did not write (another app or person meanwhile, or the shop itself).
+   */
+  count_expected?: number;
 }
 
 /** Rows of each class shown on a terminal; --json and the report file hold them all. */
@@ -80,6 +85,9 @@ export function resourceReports(
       ...(outcome === undefined ? {} : { result: outcome }),
       ...(before === undefined ? {} : { count_before: before }),
       ...(after === undefined ? {} : { count_after: after }),
+      ...(before === undefined || outcome === undefined
+        ? {}
+        : { count_expected: before + outcome.created - outcome.deleted }),
     };
   }
   return reports;
@@ -169,8 +177,13 @@ export function resultText(report: RestoreReport): string {
       ...(r.deleted > 0 ? [`${count(r.deleted)} deleted`] : []),
       `${count(r.failed)} failed`,
     ];
+    const after = entry.count_after ?? 0;
+    const unexplained =
+      entry.count_expected === undefined || entry.count_expected === after
+        ? ''
+        : ` (${count(entry.count_expected)} expected: ${count(Math.abs(after - entry.count_expected))} ${after > entry.count_expected ? 'made' : 'removed'} by another writer or the shop itself)`;
     const counts =
-      entry.count_before === undefined ? '' : `; count ${count(entry.count_before)} → ${count(entry.count_after ?? 0)}`;
+      entry.count_before === undefined ? '' : `; count ${count(entry.count_before)} → ${count(after)}${unexplained}`;
     lines.push(`${resource.padEnd(10)} ${parts.join(', ')}${counts}`);
   }
   for (const failure of report.failures) {

@@ -11,6 +11,7 @@ import { type ExecuteResult, executePlan } from './execute.js';
 import { IdMap } from './id-map.js';
 import { Journal } from './journal.js';
 import { type Plan, planRestore, type RestoreMode } from './plan.js';
+import { ProductMarkers } from './product-markers.js';
 import { type Estimate, type RestoreReport, resourceReports, saveReport } from './report.js';
 import { resolveScope } from './scope.js';
 import { openRestoreSource, type RestoreSource } from './source.js';
@@ -97,13 +98,25 @@ export async function runRestore(request: RestoreRequest): Promise<RestoreOutcom
       signal: request.signal,
       logger,
     });
-    const plan = await planRestore(source, target, ids, journal, {
-      mode,
-      scope,
-      updateExisting: request.updateExisting,
-      prune: request.prune,
-      activationUrls: request.activationUrls !== undefined,
-    });
+    const products = target.indexes.products;
+    const markers =
+      products === undefined
+        ? undefined
+        : new ProductMarkers(client, products, target.records.products?.values() ?? []);
+    const plan = await planRestore(
+      source,
+      target,
+      ids,
+      journal,
+      {
+        mode,
+        scope,
+        updateExisting: request.updateExisting,
+        prune: request.prune,
+        activationUrls: request.activationUrls !== undefined,
+      },
+      markers,
+    );
     const report: RestoreReport = {
       format: 'shopsnap.restore-report/v1',
       status: 'planned',
@@ -178,7 +191,11 @@ export async function runRestore(request: RestoreRequest): Promise<RestoreOutcom
       resources: resourceReports(plan, result, verification),
       failures: result.failures,
       verification,
-      requests: { index: target.requests, writes: result.writes, verify: verification.requests },
+      requests: {
+        index: target.requests + (markers?.reads ?? 0),
+        writes: result.writes,
+        verify: verification.requests,
+      },
       seconds: {
         plan: seconds(planning, writing),
         write: seconds(writing, verifying),

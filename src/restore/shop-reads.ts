@@ -1,4 +1,4 @@
-import { type JsonObject, parseJson } from '../shopify/json.js';
+import { type JsonObject, type JsonValue, parseJson } from '../shopify/json.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
 import { ShopBodyError } from '../source/errors.js';
 import { parseNextLink } from '../source/link-header.js';
@@ -6,7 +6,7 @@ import { readCount, scanListPage } from '../source/list-page.js';
 import type { ShopClient } from '../source/shop-client.js';
 import { fetchRecord } from '../source/single-record.js';
 import { formatFilterTime } from '../source/windows.js';
-import { markerOf } from './records/natural-keys.js';
+import { MARKER_METAFIELD, markerInMetafields, markerOf } from './records/natural-keys.js';
 import type { TargetRecord } from './target.js';
 
 /**
@@ -18,14 +18,16 @@ const PAGE = '250';
 
 /**
  * The records of `resource` the shop created since `sinceMs` (less the clock margin) that carry restore's marker for
- * one of `sourceIds`: what became of creates whose answer never came (a crash between the intent and its result, a
- * timeout, a 5xx). One list walk for any number of them; each marker's newest record wins (there is one unless the
- * shop holds copies made outside restore).
+ * one of `wanted`'s source ids: what became of creates whose answer never came (a crash between the intent and its
+ * result, a timeout, a 5xx). One list walk for any number of them; each marker's newest record wins (there is one
+ * unless the shop holds copies made outside restore). A product's marker is a metafield, which lists do not show: it
+ * is read for the products listed whose handle is one a wanted product asked for (`wanted`'s value, its handle), or
+ * that handle made unique with `-1`, `-2` …; without a handle, for every product listed.
  */
 export async function findCreated(
   client: ShopClient,
   resource: ResourceName,
-  sourceIds: ReadonlySet<string>,
+  wanted: ReadonlyMap<string, string | undefined>,
   sinceMs: number,
 ): Promise<Map<string, TargetRecord>> {
   const found = new Map<string, TargetRecord>();
@@ -33,11 +35,55 @@ export async function findCreated(
     ...COMPLETE_LIST_FILTERS[resource],
     created_at_min: formatFilterTime(sinceMs - CLOCK_MARGIN_MS),
   };
+  const handles = [...wanted.values()];
+  const candidates: TargetRecord[] = [];
   for await (const listed of listAll(client, resource, `${resource}.json`, query)) {
+    if (resource === 'products') {
+      const handle = typeof listed.record.handle === 'string' ? listed.record.handle : '';
+      if (handles.some((asked) => asked === undefined || inHandleFamily(handle, asked))) candidates.push(listed);
+      continue;
+    }
     const marker = markerOf(resource, listed.record);
-    if (marker !== undefined && sourceIds.has(marker)) found.set(marker, listed);
+    if (marker !== undefined && wanted.has(marker)) found.set(marker, listed);
   }
+  const markers = await Promise.all(candidates.map((candidate) => readProductMarker(client, candidate.id)));
+  candidates.forEach((candidate, k) => {
+    const marker = markers[k];
+    if (marker !== undefined && wanted.has(marker)) found.set(marker, candidate);
+  });
   return found;
+}
+
+/** Whether `handle` is `asked`, or `asked` made unique by Shopify (`asked-1`, `asked-2`, …). */
+export function inHandleFamily(handle: string, asked: string): boolean {
+  return handle === asked || (handle.startsWith(`${asked}-`) && /^\d+$/.test(handle.slice(asked.length + 1)));
+}
+
+/**
+ * The provenance marker of a target product: its metafield `shopsnap.source_id`, read through `metafields.json` with
+ * the product as owner (EX22 metafield test_3), narrowed to that namespace and key (and checked again here).
+ */
+export async function readProductMarker(client: ShopClient, productId: string): Promise<string | undefined> {
+  const url = client.apiUrl('metafields.json', {
+    'metafield[owner_id]': productId,
+    'metafield[owner_resource]': 'product',
+    namespace: MARKER_METAFIELD.namespace,
+    key: MARKER_METAFIELD.key,
+  });
+  const response = await client.get(url, readMetafieldList, { shape: { kind: 'single', resource: 'products' } });
+  return markerInMetafields(response.value);
+}
+
+function readMetafieldList(body: Buffer, shown: string): JsonValue[] {
+  let parsed: unknown;
+  try {
+    parsed = parseJson(body.toString('utf8'));
+  } catch (error) {
+    throw new ShopBodyError(shown, (error as Error).message, error);
+  }
+  const list = (parsed as Record<string, unknown> | null)?.metafields;
+  if (!Array.isArray(list)) throw new ShopBodyError(shown, 'expected {"metafields":[…]}');
+  return list as JsonValue[];
 }
 
 /**

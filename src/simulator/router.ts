@@ -7,6 +7,7 @@ import { jsonReply, type Reply, ReplyError, type SimRequest } from './reply.js';
 import { ordersVisibleFromMs } from './scopes.js';
 import type { ShopState } from './shop-state.js';
 import { activationUrl, createCustomer, deleteCustomer, sendInvite, updateCustomer } from './writes/customers.js';
+import { listMetafields, type MetafieldOwner } from './writes/metafields.js';
 import { cancelOrder, setClosed } from './writes/order-actions.js';
 import { createOrder } from './writes/order-create.js';
 import { deleteOrder, updateOrder } from './writes/orders.js';
@@ -41,6 +42,28 @@ function matchVariant(method: string, path: string): Route | undefined {
   return undefined;
 }
 
+/** Owners `metafields.json` serves, by `metafield[owner_resource]`, with the resource whose scope reads them. */
+const METAFIELD_OWNERS: Record<string, { owner: MetafieldOwner; resource: ResourceName }> = {
+  product: { owner: 'product', resource: 'products' },
+  variant: { owner: 'variant', resource: 'products' },
+  customer: { owner: 'customer', resource: 'customers' },
+  order: { owner: 'order', resource: 'orders' },
+};
+
+/** `GET metafields.json`, under the scope of the owner's resource (the shop's own: products, as any token reads it). */
+function matchMetafields(method: string, query: URLSearchParams): Route | undefined {
+  if (method !== 'GET') return undefined;
+  const named = query.get('metafield[owner_resource]');
+  const owner = named === null ? undefined : METAFIELD_OWNERS[named];
+  if (named !== null && owner === undefined) return undefined;
+  return {
+    label: 'GET /metafields.json',
+    kind: 'single',
+    resource: owner?.resource ?? 'products',
+    run: (s, r) => listMetafields(s, r, owner?.owner),
+  };
+}
+
 function showOne(state: ShopState, resource: ResourceName, request: SimRequest, id: bigint): Reply {
   const store = state.store(resource);
   const entry = store.find(id);
@@ -56,10 +79,11 @@ function showOne(state: ShopState, resource: ResourceName, request: SimRequest, 
  * Maps a method and a path under the API prefix to its handler. Returns undefined for an unknown route (404); throws
  * 406 for a known route asked for in another format (`.xml`).
  */
-export function matchRoute(method: string, path: string): Route | undefined {
+export function matchRoute(method: string, path: string, query = new URLSearchParams()): Route | undefined {
   const match = PATH.exec(path);
   if (!match) {
     if (VARIANT_PATH.test(path)) return matchVariant(method, path);
+    if (path === '/metafields.json') return matchMetafields(method, query);
     if (/^\/(products|customers|orders)[/\w]*\.(?!json$)\w+$/.test(path)) throw new ReplyError(ERRORS.notAcceptable());
     return undefined;
   }

@@ -182,7 +182,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     let fault: FaultDecision | undefined;
     try {
       if (!acceptsJson(request.headers.accept)) throw new ReplyError(ERRORS.notAcceptable());
-      const route = matchRoute(method, path);
+      const route = matchRoute(method, path, url.searchParams);
       if (!route) throw new ReplyError(ERRORS.notFound());
       label(route.label);
       kind = route.kind;

@@ -6,13 +6,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type JsonObject, parseJson, stringifyJson } from '../../src/shopify/json.js';
 import { type RunningShop, type ShopOptions, startShop } from '../../src/simulator/index.js';
 import { failureLine, lastLine, runCli } from '../helpers/cli.js';
-import { differencesByNaturalKey, naturalKey, snapshotRecords } from '../helpers/restore-compare.js';
+import { backupShop, differencesByNaturalKey, naturalKey, snapshotRecords } from '../helpers/restore-compare.js';
 import { BUCKET, S3RVER_CLI_ENV, s3rverCliFlags } from '../helpers/s3-fixture.js';
 import { startS3rver } from '../helpers/s3rver-process.js';
 
-/** A small shop with what a restore must carry: ids above 2^53, unicode, nulls, cancelled and closed orders, variants and images. */
+/**
+ * A small shop with what a restore must carry: ids above 2^53, unicode, nulls, cancelled and closed orders, variants
+ * and images linked to them, a guest order with an email and orders with a percentage discount code (the first test
+ * checks the snapshot holds each).
+ */
 const SOURCE: ShopOptions = {
-  seed: 21,
+  seed: 23,
   products: 6,
   customers: 8,
   orders: 16,
@@ -48,22 +52,18 @@ async function shop(options: ShopOptions): Promise<RunningShop> {
 }
 
 /** A backup of the shop into `<work>/<folder>`; the snapshot's location. */
-async function backup(target: RunningShop, folder: string): Promise<string> {
-  const result = await runCli(['backup', '--shop', target.url, '--out', join(work, folder), '--json'], {
-    env: { SHOPSNAP_TOKEN: target.token },
-  });
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout).location;
+function backup(target: RunningShop, folder: string): Promise<string> {
+  return backupShop(target, join(work, folder));
 }
 
-function restore(target: RunningShop, args: string[], from = snapshot) {
+function restore(target: RunningShop, args: string[], from = snapshot, env: Record<string, string> = {}) {
   return runCli(['restore', from, '--shop', target.url, '--state', join(work, 'restores'), ...args], {
-    env: { SHOPSNAP_TOKEN: target.token },
+    env: { SHOPSNAP_TOKEN: target.token, ...env },
   });
 }
 
-async function restoreJson(target: RunningShop, args: string[], from = snapshot) {
-  const result = await restore(target, [...args, '--json'], from);
+async function restoreJson(target: RunningShop, args: string[], from = snapshot, env: Record<string, string> = {}) {
+  const result = await restore(target, [...args, '--json'], from, env);
   return { ...result, report: result.stdout === '' ? undefined : JSON.parse(lastLine(result.stdout)) };
 }
 
@@ -109,6 +109,14 @@ describe('shopsnap restore, migrate', () => {
   });
 
   it('into an empty shop: every record equal by natural key, references mapped, states kept, nobody contacted; again, it plans nothing', async () => {
+    const source = await snapshotRecords(snapshot);
+    const guests = source.orders.filter((order) => order.customer === null && order.email !== '');
+    const percentage = source.orders.filter((order) =>
+      (order.discount_codes as JsonObject[]).some((code) => code.type === 'percentage'),
+    );
+    expect(guests.length).toBeGreaterThan(0);
+    expect(percentage.length).toBeGreaterThan(0);
+
     const target = await shop(EMPTY);
     const { code, stderr, report } = await restoreJson(target, ['--yes']);
     expect(report.failures).toEqual([]);
@@ -118,10 +126,24 @@ describe('shopsnap restore, migrate', () => {
     expect(report.mode).toBe('migrate');
     expect(report.resources.orders.result).toMatchObject({ created: 16, failed: 0, states: { cancel: 1 } });
     expect(report.resources.products.count_after).toBe(6);
-    expect(report.verification.differences).toEqual([]);
+    // A guest order's email follows its create: order create would have made a customer of it.
+    expect(report.resources.customers).toMatchObject({ count_after: 8, count_expected: 8 });
     expect(report.verification.customerOrders.missing).toEqual([]);
-    expect(report.failures).toEqual([]);
-    expect(await comparedWithSource(target, 'migrated')).toEqual([]);
+    // Every write the plan counted, and no other: the shop saw as many.
+    expect(report.requests.writes).toBe(report.estimate.writes);
+    expect(target.stats().writes).toBe(report.estimate.writes);
+
+    const copy = await snapshotRecords(await backup(target, 'migrated'));
+    expect(differencesByNaturalKey(source, copy)).toEqual([]);
+    const copyOf = (order: JsonObject) => copy.orders.find((other) => other.name === order.name) as JsonObject;
+    for (const order of guests) expect(copyOf(order)).toMatchObject({ customer: null, email: order.email });
+    for (const order of percentage) {
+      expect(copyOf(order)).toMatchObject({
+        total_price: order.total_price,
+        total_discounts: order.total_discounts,
+        discount_codes: order.discount_codes,
+      });
+    }
     const effects = target.stats().sideEffects;
     expect(effects.emails).toEqual({
       orderReceipts: 0,
@@ -194,10 +216,9 @@ describe('shopsnap restore, migrate', () => {
 
   it("waits out a development store's order limit, learned from its first refusals, instead of probing it", async () => {
     const target = await shop({ ...EMPTY, orderCreateThrottle: { orders: 5, windowMs: 1500 } });
-    const result = await runCli(
-      ['restore', snapshot, '--shop', target.url, '--state', join(work, 'restores'), '--yes', '--resources', 'orders'],
-      { env: { SHOPSNAP_TOKEN: target.token, TEST_SHOPSNAP_ORDER_LIMIT_WINDOW_MS: '1500' } },
-    );
+    const result = await restore(target, ['--yes', '--resources', 'orders'], snapshot, {
+      TEST_SHOPSNAP_ORDER_LIMIT_WINDOW_MS: '1500',
+    });
     expect(result.stderr).toMatch(
       /orders: the shop allows 5 new orders per 2 s \(a development or trial store\); waiting/,
     );
@@ -214,26 +235,25 @@ describe('shopsnap restore, the snapshot', () => {
   it('reads a snapshot in S3: a shop folder there means its newest complete snapshot', async () => {
     const s3 = await startS3rver([BUCKET]);
     try {
-      const stored = await runCli(
-        ['backup', '--shop', source.url, '--out', `s3://${BUCKET}/restore`, '--json', ...s3rverCliFlags(s3.endpoint)],
-        { env: { SHOPSNAP_TOKEN: source.token, ...S3RVER_CLI_ENV } },
-      );
-      expect(stored.code, stored.stderr).toBe(0);
-      const folder = String(JSON.parse(stored.stdout).location).replace(/\/[^/]+$/, '');
+      const store = async () => {
+        const stored = await runCli(
+          ['backup', '--shop', source.url, '--out', `s3://${BUCKET}/restore`, '--json', ...s3rverCliFlags(s3.endpoint)],
+          { env: { SHOPSNAP_TOKEN: source.token, ...S3RVER_CLI_ENV } },
+        );
+        expect(stored.code, stored.stderr).toBe(0);
+        return String(JSON.parse(stored.stdout).location);
+      };
+      await store();
+      const newest = await store();
+      const folder = newest.replace(/\/[^/]+$/, '');
       const target = await shop(EMPTY);
-      const result = await runCli(
-        ['restore', folder, '--shop', target.url, '--state', join(work, 'restores'), '--yes', '--json'],
-        {
-          env: {
-            SHOPSNAP_TOKEN: target.token,
-            ...S3RVER_CLI_ENV,
-            SHOPSNAP_S3_ENDPOINT: s3.endpoint,
-            SHOPSNAP_S3_FORCE_PATH_STYLE: 'true',
-          },
-        },
-      );
-      expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(lastLine(result.stdout)).source.location).toMatch(/^s3:\/\//);
+      const { code, stderr, report } = await restoreJson(target, ['--yes'], folder, {
+        ...S3RVER_CLI_ENV,
+        SHOPSNAP_S3_ENDPOINT: s3.endpoint,
+        SHOPSNAP_S3_FORCE_PATH_STYLE: 'true',
+      });
+      expect(code, stderr).toBe(0);
+      expect(report.source.location).toBe(newest);
       expect(await comparedWithSource(target, 'from-s3')).toEqual([]);
     } finally {
       await s3.stop();
@@ -279,7 +299,8 @@ describe('shopsnap restore, customers', () => {
 describe('shopsnap restore, the variant limit', () => {
   it('stops sending products at the daily variant limit, holds back the orders that need them, and goes on when run again', async () => {
     const windowMs = 2000;
-    const target = await shop({ ...EMPTY, variantCreateThrottle: { afterVariants: 0, variants: 6, windowMs } });
+    // 10 of the snapshot's 17 variants a window: the first run stops within it, the rest fits in the next.
+    const target = await shop({ ...EMPTY, variantCreateThrottle: { afterVariants: 0, variants: 10, windowMs } });
     const first = await restoreJson(target, ['--yes']);
     expect(first.code, first.stderr).toBe(3);
     expect(first.stderr).toMatch(/products: the shop's daily limit on new variants is reached/);

@@ -1,13 +1,25 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { fieldDiff } from '../../src/restore/records/field-diff.js';
 import { type IdKind, idText } from '../../src/restore/records/ids.js';
 import { children, optionsKey } from '../../src/restore/records/pairing.js';
 import { isJsonObject, type JsonObject, parseJson } from '../../src/shopify/json.js';
 import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
+import type { RunningShop } from '../../src/simulator/index.js';
+import { runCli } from './cli.js';
 import { gunzipLines } from './snapshot-files.js';
 
 export type Records = Record<ResourceName, JsonObject[]>;
+
+/** A backup of the shop with the built CLI into `out`: the snapshot's location. */
+export async function backupShop(shop: RunningShop, out: string): Promise<string> {
+  const result = await runCli(['backup', '--shop', shop.url, '--out', out, '--json'], {
+    env: { SHOPSNAP_TOKEN: shop.token },
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout).location;
+}
 
 /** Every record of a snapshot's raw archive, parsed exactly (ids above 2^53 as bigint). */
 export async function snapshotRecords(location: string): Promise<Records> {

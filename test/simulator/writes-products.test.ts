@@ -115,6 +115,21 @@ describe('simulated shop: product writes', () => {
       value: '40000000000123',
       owner_resource: 'variant',
     });
+    // metafields.json serves them by owner (EX22 metafield test_3), narrowed by namespace and key when asked.
+    const listed = async (query: string) => {
+      const served = await client.get(`/metafields.json?${query}`);
+      expect(served.status, served.text).toBe(200);
+      return (served.json as { metafields: JsonObject[] }).metafields;
+    };
+    const owner = `metafield[owner_id]=${product.id}&metafield[owner_resource]=product`;
+    expect(await listed(owner)).toEqual([expect.objectContaining({ ...marker, owner_id: product.id })]);
+    expect(await listed(`${owner}&namespace=shopsnap&key=source_id`)).toHaveLength(1);
+    expect(await listed(`${owner}&namespace=shopsnap&key=other`)).toEqual([]);
+    expect(await listed(`metafield[owner_id]=${variant.id}&metafield[owner_resource]=variant`)).toHaveLength(1);
+    expect(await listed('metafield[owner_id]=1&metafield[owner_resource]=product')).toEqual([]);
+    expect((await client.get('/metafields.json?metafield[owner_id]=1&metafield[owner_resource]=page')).status).toBe(
+      404,
+    );
   });
 
   it.each([

@@ -42,7 +42,7 @@ export function customerUpdate(snapshot: JsonObject, target: JsonObject, ids: Id
   const changed = new Set(diff.map((change) => topField(change.path)));
   const body: JsonObject = { id: target.id as JsonValue };
   for (const field of CUSTOMER_FIELDS) if (changed.has(field)) body[field] = snapshot[field] ?? null;
-  if (changed.has('tags')) body.tags = tagsKeepingMarker('customers', snapshot, target);
+  if (changed.has('tags')) body.tags = tagsKeepingMarker(snapshot, target);
   const pairs = pairAddresses(snapshot, target);
   const cannotRollBack: FixedChange[] = [];
   let addressesDiffer = false;

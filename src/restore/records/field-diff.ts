@@ -78,8 +78,10 @@ function pick(record: JsonObject | undefined, fields: readonly string[]): JsonOb
   return Object.fromEntries(fields.map((field) => [field, record?.[field] ?? null]));
 }
 
-function tagsText(record: JsonObject): string {
-  return withoutMarkerTags(tagList(record.tags)).join(', ');
+/** Tags as compared: a customer's without restore's marker (the only resource whose marker is a tag). */
+function tagsText(record: JsonObject, resource: ResourceName): string {
+  const tags = tagList(record.tags);
+  return (resource === 'customers' ? withoutMarkerTags(tags) : tags).join(', ');
 }
 
 /** The snapshot's id as the target should hold it: mapped, the same (recover), else `absent`. */
@@ -122,7 +124,7 @@ const products: Projection = (snapshot, target, ids) => {
   const project = (record: JsonObject, side: 0 | 1): JsonObject => ({
     ...pick(record, spec.fields),
     published: record.published_at !== null && record.published_at !== undefined,
-    tags: tagsText(record),
+    tags: tagsText(record, 'products'),
     options: children(record.options).map((option) => pick(option, spec.children.options ?? [])),
     variants: variants[side] as JsonValue[],
     images: images[side] as JsonValue[],
@@ -135,7 +137,7 @@ const customers: Projection = (snapshot, target) => {
   const addresses = sides(pairAddresses(snapshot, target), (address) => pick(address, spec.children.addresses ?? []));
   const project = (record: JsonObject, side: 0 | 1): JsonObject => ({
     ...pick(record, spec.fields),
-    tags: tagsText(record),
+    tags: tagsText(record, 'customers'),
     addresses: addresses[side] as JsonValue[],
   });
   return [project(snapshot, 0), project(target, 1)];
@@ -162,33 +164,26 @@ const orders: Projection = (snapshot, target, ids) => {
         ...(side === 1 && { variant_id: idText(line.variant_id) ?? null, product_id: idText(line.product_id) ?? null }),
       };
     });
-  // The customer counts only where the snapshot's is restored: an order created without one may be given one by
-  // Shopify from its email, which restore does not control.
-  const customer =
-    customerId(snapshot) === undefined
-      ? undefined
-      : reference('customers', customerId(snapshot), customerId(target), ids);
-  const project = (record: JsonObject, side: 0 | 1): JsonObject => {
-    const projected: JsonObject = {
-      ...pick(record, spec.fields),
-      fulfillment_status: record.fulfillment_status === 'fulfilled' ? 'fulfilled' : null,
-      tags: tagsText(record),
-      note_attributes: noteAttributes(record.note_attributes)
-        .filter((item) => item.name !== MARKER_ATTRIBUTE)
-        .map((item) => pick(item, spec.children.note_attributes ?? [])),
-      billing_address: address(record.billing_address),
-      shipping_address: address(record.shipping_address),
-      line_items: projectLines(record, side),
-      tax_lines: children(record.tax_lines).map((item) => pick(item, spec.children.tax_lines ?? [])),
-      shipping_lines: children(record.shipping_lines).map((item) => pick(item, spec.children.shipping_lines ?? [])),
-      discount_codes: children(record.discount_codes).map((item) => pick(item, spec.children.discount_codes ?? [])),
-      cancelled: record.cancelled_at !== null && record.cancelled_at !== undefined,
-      closed: record.closed_at !== null && record.closed_at !== undefined,
-      customer: side === 0 ? (customer ?? null) : (customerId(record) ?? null),
-    };
-    if (customer === undefined) delete projected.customer;
-    return projected;
-  };
+  // A snapshot customer without a counterpart is restored as none (as a guest order is: created without its email,
+  // which would make order create link or create a customer, and given it afterwards).
+  const customer = reference('customers', customerId(snapshot), customerId(target), ids) ?? null;
+  const project = (record: JsonObject, side: 0 | 1): JsonObject => ({
+    ...pick(record, spec.fields),
+    fulfillment_status: record.fulfillment_status === 'fulfilled' ? 'fulfilled' : null,
+    tags: tagsText(record, 'orders'),
+    note_attributes: noteAttributes(record.note_attributes)
+      .filter((item) => item.name !== MARKER_ATTRIBUTE)
+      .map((item) => pick(item, spec.children.note_attributes ?? [])),
+    billing_address: address(record.billing_address),
+    shipping_address: address(record.shipping_address),
+    line_items: projectLines(record, side),
+    tax_lines: children(record.tax_lines).map((item) => pick(item, spec.children.tax_lines ?? [])),
+    shipping_lines: children(record.shipping_lines).map((item) => pick(item, spec.children.shipping_lines ?? [])),
+    discount_codes: children(record.discount_codes).map((item) => pick(item, spec.children.discount_codes ?? [])),
+    cancelled: record.cancelled_at !== null && record.cancelled_at !== undefined,
+    closed: record.closed_at !== null && record.closed_at !== undefined,
+    customer: side === 0 ? customer : (customerId(record) ?? null),
+  });
   return [project(snapshot, 0), project(target, 1)];
 };
 

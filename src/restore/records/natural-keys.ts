@@ -5,14 +5,22 @@ import { canonicalDecimal, canonicalInstant, emailKey, phoneKey, tagList } from 
 
 /**
  * The provenance marker restore writes on every record it creates, so a later run (or the same run after a crash)
- * recognises it in the target's list crawl even when its natural key changed: a tag `shopsnap-source:<source id>` on
- * products and customers, a note attribute `shopsnap_source_id` on orders. No comparison looks at it.
+ * recognises it even when its natural key changed: a metafield `shopsnap.source_id` on products (a tag would show on
+ * the storefront, where themes list a product's tags and the Storefront API serves them), a tag
+ * `shopsnap-source:<source id>` on customers (their tags show in the admin only), a note attribute
+ * `shopsnap_source_id` on orders. Product lists carry no metafields: a product's marker is read on its own
+ * (product-markers.ts) and set in the index where a match depends on it. No comparison looks at a marker.
  */
 export const MARKER_TAG_PREFIX = 'shopsnap-source:';
 export const MARKER_ATTRIBUTE = 'shopsnap_source_id';
+export const MARKER_METAFIELD = { namespace: 'shopsnap', key: 'source_id' } as const;
 
-/** The source id a listed target record was restored from, or undefined when restore did not create it. */
+/**
+ * The source id a target record was restored from, or undefined when restore did not create it (or, for a product,
+ * when the record does not carry its metafields, as none listed does).
+ */
 export function markerOf(resource: ResourceName, record: JsonObject): string | undefined {
+  if (resource === 'products') return markerInMetafields(record.metafields);
   if (resource === 'orders') {
     const attribute = noteAttributes(record.note_attributes).find((item) => item.name === MARKER_ATTRIBUTE);
     return idText(attribute?.value);
@@ -21,8 +29,23 @@ export function markerOf(resource: ResourceName, record: JsonObject): string | u
   return tag === undefined ? undefined : idText(tag.slice(MARKER_TAG_PREFIX.length));
 }
 
+/** The source id in a product's metafields (as `metafields.json` serves them), or undefined. */
+export function markerInMetafields(value: JsonValue | undefined): string | undefined {
+  const marker = (Array.isArray(value) ? value.filter(isJsonObject) : []).find(
+    (item) => item.namespace === MARKER_METAFIELD.namespace && item.key === MARKER_METAFIELD.key,
+  );
+  return idText(marker?.value);
+}
+
 /** The record fields of a create body (inside its envelope) with the marker naming `sourceId` added. */
 export function withMarker(resource: ResourceName, fields: JsonObject, sourceId: string): JsonObject {
+  if (resource === 'products') {
+    const kept = (Array.isArray(fields.metafields) ? fields.metafields.filter(isJsonObject) : []).filter(
+      (item) => item.namespace !== MARKER_METAFIELD.namespace || item.key !== MARKER_METAFIELD.key,
+    );
+    const marker = { ...MARKER_METAFIELD, value: sourceId, type: 'single_line_text_field' };
+    return { ...fields, metafields: [...kept, marker] };
+  }
   if (resource === 'orders') {
     const kept = noteAttributes(fields.note_attributes).filter((item) => item.name !== MARKER_ATTRIBUTE);
     return { ...fields, note_attributes: [...kept, { name: MARKER_ATTRIBUTE, value: sourceId }] };
@@ -32,17 +55,14 @@ export function withMarker(resource: ResourceName, fields: JsonObject, sourceId:
 }
 
 /**
- * The snapshot's tags as an update writes them: the target's provenance marker kept (an update must not orphan a
- * record restore created), any marker the snapshot itself carries left out.
+ * A customer's snapshot tags as an update writes them: the target's provenance marker kept (an update must not orphan
+ * a record restore created), any marker the snapshot itself carries left out. (A product's marker is a metafield,
+ * which its PUT leaves alone.)
  */
-export function tagsKeepingMarker(
-  resource: 'products' | 'customers',
-  snapshot: JsonObject,
-  target: JsonObject,
-): string {
+export function tagsKeepingMarker(snapshot: JsonObject, target: JsonObject): string {
   const tags = { tags: withoutMarkerTags(tagList(snapshot.tags)).join(', ') };
-  const marker = markerOf(resource, target);
-  return (marker === undefined ? tags : withMarker(resource, tags, marker)).tags as string;
+  const marker = markerOf('customers', target);
+  return (marker === undefined ? tags : withMarker('customers', tags, marker)).tags as string;
 }
 
 /** Tags with restore's marker taken out: what comparisons see. */
@@ -134,6 +154,18 @@ export class TargetIndex<T> {
     this.#byId.set(id, entry);
     if (entry.marker !== undefined) append(this.#byMarker, entry.marker, entry);
     for (const slot of keys) append(this.#byKey, slot, entry);
+  }
+
+  /**
+   * Sets the marker of a listed record, read apart from its list (a product's metafield): matches from now on see it.
+   * Unknown ids are left alone.
+   */
+  mark(id: string, marker: string | undefined): void {
+    const entry = this.#byId.get(id);
+    if (entry === undefined || entry.marker === marker) return;
+    if (entry.marker !== undefined) drop(this.#byMarker, entry.marker, entry);
+    entry.marker = marker;
+    if (marker !== undefined) append(this.#byMarker, marker, entry);
   }
 
   /** Forgets a target record (deleted by --prune). */

@@ -6,7 +6,7 @@ import { type OrderStateStep, orderStateSteps } from './order-states.js';
 import { children } from './pairing.js';
 import { ORDER_FIXED_REASON, ORDER_PUT_FIELDS, RESTORABLE, UPDATABLE } from './restorable.js';
 import { type FixedChange, present, type RecordUpdate } from './update.js';
-import { tagList } from './values.js';
+import { moneyCents, tagList } from './values.js';
 
 /** What restored orders carry as their source: Shopify reserves its channel names (web, pos, …). */
 export const RESTORED_SOURCE_NAME = 'shopsnap-restore';
@@ -28,7 +28,8 @@ const LINE_FIELDS = ['title', 'price', 'quantity', 'sku', 'grams', 'taxable', 'r
  * would make the order `paid`); the name, processed_at, tags, note, note attributes, addresses, the order's tax lines
  * (not the line items': Shopify refuses both), shipping lines and discount codes are kept. Nothing fires: no receipt,
  * no fulfilment receipt, no stock change (`inventory_behaviour: bypass`). A fulfilled order is created fulfilled;
- * cancel and close follow as order state steps.
+ * cancel and close follow as order state steps. An order created without a customer is created without its email
+ * too, which `guestEmail` sets afterwards: given an email no customer has, order create makes that customer.
  */
 export function orderCreateBody(snapshot: JsonObject, ids: IdLookup): { body: JsonObject; notes: CreateNote[] } {
   const source = idText(snapshot.id) as string;
@@ -60,7 +61,7 @@ export function orderCreateBody(snapshot: JsonObject, ids: IdLookup): { body: Js
     name: snapshot.name,
     processed_at: snapshot.processed_at,
     currency: snapshot.currency,
-    email: snapshot.email,
+    email: mappedCustomer === undefined ? undefined : snapshot.email,
     phone: snapshot.phone,
     financial_status: typeof snapshot.financial_status === 'string' ? snapshot.financial_status : 'pending',
     fulfillment_status: snapshot.fulfillment_status === 'fulfilled' ? 'fulfilled' : undefined,
@@ -86,6 +87,20 @@ export function orderCreateBody(snapshot: JsonObject, ids: IdLookup): { body: Js
     send_fulfillment_receipt: false,
   };
   return { body: { order }, notes };
+}
+
+/**
+ * The email of an order created without a customer (a guest order, or one whose customer has no counterpart in the
+ * target), sent by `PUT orders/{id}.json` once the order exists; undefined when there is none or the create carries
+ * it. Order create links the customer who has the email, or creates one named after the billing address (Shopify's
+ * 2022-01 order examples; the simulated shop does the same): a restored guest order would add a customer the snapshot
+ * does not have, or be attached to someone else's account. An order's PUT takes `email` without either in the
+ * simulated shop; what a real shop does there is unverified, and verification compares the order's customer.
+ */
+export function guestEmail(snapshot: JsonObject, ids: IdLookup): string | undefined {
+  if (typeof snapshot.email !== 'string' || snapshot.email === '') return undefined;
+  const customer = isJsonObject(snapshot.customer) ? idText(snapshot.customer.id) : undefined;
+  return customer !== undefined && ids.target('customers', customer) !== undefined ? undefined : snapshot.email;
 }
 
 /**
@@ -141,19 +156,34 @@ function address(value: JsonValue | undefined, dropNulls: boolean): JsonObject |
 }
 
 /**
- * The snapshot's discount codes as order create takes them. A served code's `amount` is the money it took off, but on
- * create a `percentage` code's `amount` is the percentage (REF20 order create), which the order's discount application
- * of that code holds as its `value`. A percentage code without one is sent as the fixed amount it took off, noted.
+ * The snapshot's discount codes as order create takes them, so the created order takes off what the source's did. A
+ * served code's `amount` is the money it took off, but on create a `percentage` code's `amount` is the percentage
+ * (REF20 order create; the simulated shop likewise), which the order's discount application of that code holds as its
+ * `value` (its `code`, or its `title` on an order created through the API, whose application is `manual`). The
+ * percentage is sent when it gives back that money from the line items, which is what the shop applies it to; a code
+ * applied to some lines only, or without its application, goes as the fixed amount it took off, noted: the order's
+ * totals come first.
  */
 function discountCodes(order: JsonObject, notes: CreateNote[]): JsonValue[] {
   const applications = children(order.discount_applications);
+  const lineItemsCents = moneyCents(order.total_line_items_price);
   return picked(order.discount_codes, 'discount_codes').map((code, k) => {
     if (!isJsonObject(code) || code.type !== 'percentage') return code;
     const application = applications.find(
-      (item) => item.type === 'discount_code' && item.code === code.code && item.value_type === 'percentage',
+      (item) => item.value_type === 'percentage' && (item.code ?? item.title) === code.code,
     );
-    if (application?.value !== undefined && application.value !== null) return { ...code, amount: application.value };
-    const reason = 'no discount application gives the percentage: restored as the fixed amount it took off';
+    const percent = Number(application?.value ?? Number.NaN);
+    const taken = moneyCents(code.amount);
+    if (
+      Number.isFinite(percent) &&
+      lineItemsCents !== undefined &&
+      Math.round((lineItemsCents * percent) / 100) === taken
+    ) {
+      return { ...code, amount: application?.value ?? null };
+    }
+    const reason = !Number.isFinite(percent)
+      ? 'no discount application gives the percentage: restored as the fixed amount it took off'
+      : `${percent}% of the line items is not the ${code.amount} it took off (it applied to some lines only): restored as that fixed amount`;
     notes.push({ path: `$.discount_codes[${k}].type`, reason });
     return { ...code, type: 'fixed_amount' };
   });

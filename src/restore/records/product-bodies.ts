@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../shopify/json.js';
 import { fieldDiff, topField } from './field-diff.js';
 import { type IdLookup, idLookup, idText, wireId } from './ids.js';
-import { tagsKeepingMarker, withMarker } from './natural-keys.js';
+import { withMarker, withoutMarkerTags } from './natural-keys.js';
 import { children, type Pair, pairImages, pairVariants } from './pairing.js';
 import { RESTORABLE } from './restorable.js';
 import { type FixedChange, present, type RecordUpdate } from './update.js';
@@ -17,8 +17,8 @@ const PRODUCT_TEXT = RESTORABLE.products.fields.filter(
 const VARIANT_FIELDS = (RESTORABLE.products.children.variants ?? []).filter((field) => field !== 'image_id');
 
 /**
- * `POST products.json` for a snapshot product: its fields, options, variants and images in one create, tagged with
- * the provenance marker. Images go by `src` (the snapshot's address, which must still be reachable; `images: false`
+ * `POST products.json` for a snapshot product: its fields, options, variants and images in one create, with the
+ * provenance marker among its metafields. Images go by `src` (the snapshot's address, which must still be reachable; `images: false`
  * leaves them out, for a retry when an address is gone); their links to variants need the new variant ids, so they
  * follow in `imageLinksBody`.
  */
@@ -108,7 +108,7 @@ export function productUpdate(
   const body: JsonObject = { id: target.id as JsonValue };
   for (const field of PRODUCT_TEXT) if (changed.has(field)) body[field] = snapshot[field] ?? null;
   if (changed.has('published')) body.published = isPublished(snapshot);
-  if (changed.has('tags')) body.tags = tagsKeepingMarker('products', snapshot, target);
+  if (changed.has('tags')) body.tags = withoutMarkerTags(tagList(snapshot.tags)).join(', ');
   const variantPairs = pairVariants(snapshot, target, ids);
   const imagePairs = pairImages(snapshot, target, ids);
   const variantIds = new Map(idPairs(variantPairs));

@@ -19,6 +19,15 @@ export function canonicalDecimal(value: JsonValue | undefined): string | undefin
   return match[1] === '-' && /[1-9]/.test(digits) ? `-${digits}` : digits;
 }
 
+/** A money amount in whole cents, exact from its text (`"172.20"` → 17220); undefined past two decimal places. */
+export function moneyCents(value: JsonValue | undefined): number | undefined {
+  const text = canonicalDecimal(value);
+  const [whole, fraction = ''] = text?.replace('-', '').split('.') ?? [];
+  if (text === undefined || whole === undefined || fraction.length > 2) return undefined;
+  const cents = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+  return text.startsWith('-') ? -cents : cents;
+}
+
 /**
  * The instant an RFC 3339 timestamp names, written in UTC (`2008-01-10T16:00:00Z`, fraction digits kept exactly), so
  * the same moment written with another offset compares equal. Undefined for anything that is not such a timestamp.

@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../shopify/json.js';
 import { ERRORS } from '../errors.js';
 import type { WireId } from '../ids.js';
-import { ReplyError } from '../reply.js';
+import { jsonReply, type Reply, ReplyError, type SimRequest } from '../reply.js';
 import type { ShopState } from '../shop-state.js';
 import { isObject } from './envelope.js';
 
@@ -71,4 +71,24 @@ export function saveMetafields(
       };
     }),
   );
+}
+
+/**
+ * `GET metafields.json?metafield[owner_id]=…&metafield[owner_resource]=product` (EX22 metafield test_3): the metafields
+ * of one product, variant, customer or order as they were saved, optionally only those of a `namespace` and `key`; an
+ * owner without any has `[]`. Without an owner (the shop's own metafields) the list is empty: the simulated shop keeps
+ * none.
+ */
+export function listMetafields(state: ShopState, request: SimRequest, owner: MetafieldOwner | undefined): Reply {
+  const ownerId = request.query.get('metafield[owner_id]') ?? '';
+  if (owner !== undefined && !/^\d{1,20}$/.test(ownerId)) {
+    throw new ReplyError(ERRORS.validation({ owner_id: ['is invalid'] }));
+  }
+  const namespace = request.query.get('namespace');
+  const key = request.query.get('key');
+  const saved = owner === undefined ? [] : (state.ledger.metafields.get(metafieldKey(owner, BigInt(ownerId))) ?? []);
+  const metafields = saved.filter(
+    (item) => (namespace === null || item.namespace === namespace) && (key === null || item.key === key),
+  );
+  return jsonReply(200, { metafields: structuredClone(metafields) }, metafields.length);
 }

@@ -30,7 +30,7 @@ function restoredProduct(snapshot: JsonObject) {
     image.src = `https://cdn.shopify.com/s/files/target/${String(image.id)}.png`;
     image.width = 1;
   }
-  target.tags = `shopsnap-source:${String(snapshot.id)}, Music, MP3, Flash Memory, Emotive`;
+  target.tags = 'Music, MP3, Flash Memory, Emotive';
   return { target, ids };
 }
 
@@ -243,11 +243,19 @@ describe('fieldDiff: orders', () => {
     expect(fieldDiff('orders', snapshot, structuredClone(snapshot), idLookup({}))).toEqual([]);
   });
 
-  it('a customer restore did not map is not compared (Shopify may attach one by email)', () => {
+  it('a customer restore did not map is restored as none, as a guest order is: a customer the shop gave it differs', () => {
     const other = edited(target, (t) => {
       (t.customer as JsonObject).id = 5;
     });
-    expect(fieldDiff('orders', snapshot, other, either(product.ids, own.ids))).toEqual([]);
+    const guest = edited(snapshot, (s) => Object.assign(s, { customer: null }));
+    const none = edited(target, (t) => Object.assign(t, { customer: null }));
+    expect(fieldDiff('orders', snapshot, none, either(product.ids, own.ids))).toEqual([]);
+    expect(fieldDiff('orders', guest, none, ids)).toEqual([]);
+    for (const unmapped of [snapshot, guest]) {
+      expect(fieldDiff('orders', unmapped, other, either(product.ids, own.ids))).toEqual([
+        { path: '$.customer', before: null, after: '5' },
+      ]);
+    }
     expect(fieldDiff('orders', snapshot, other, ids)).toEqual([
       { path: '$.customer', before: String(ABOVE_2_53 + 1000n), after: '5' },
     ]);

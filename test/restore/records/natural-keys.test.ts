@@ -50,10 +50,36 @@ describe('the provenance marker', () => {
       'products',
       '9223372036854775807',
       { tags: 'Émotive, MP3' },
-      { tags: 'MP3, Émotive, shopsnap-source:9223372036854775807' },
+      {
+        tags: 'Émotive, MP3',
+        metafields: [
+          {
+            namespace: 'shopsnap',
+            key: 'source_id',
+            value: '9223372036854775807',
+            type: 'single_line_text_field',
+          },
+        ],
+      },
     ],
     ['customers', '9007199254740993', { tags: '' }, { tags: 'shopsnap-source:9007199254740993' }],
-    ['products', '42', { tags: 'a, shopsnap-source:7' }, { tags: 'a, shopsnap-source:42' }],
+    ['customers', '42', { tags: 'a, shopsnap-source:7' }, { tags: 'a, shopsnap-source:42' }],
+    [
+      'products',
+      '42',
+      {
+        metafields: [
+          { namespace: 'shopsnap', key: 'source_id', value: '7', type: 'single_line_text_field' },
+          { namespace: 'shopsnap', key: 'other', value: 'x', type: 'single_line_text_field' },
+        ],
+      },
+      {
+        metafields: [
+          { namespace: 'shopsnap', key: 'other', value: 'x', type: 'single_line_text_field' },
+          { namespace: 'shopsnap', key: 'source_id', value: '42', type: 'single_line_text_field' },
+        ],
+      },
+    ],
     [
       'orders',
       '9223372036854775807',
@@ -79,8 +105,11 @@ describe('the provenance marker', () => {
   });
 
   it.each([
-    ['products', { tags: 'shopsnap-source' }],
-    ['products', { tags: 'shopsnap-source:abc' }],
+    ['customers', { tags: 'shopsnap-source' }],
+    ['customers', { tags: 'shopsnap-source:abc' }],
+    ['products', { tags: 'shopsnap-source:5' }],
+    ['products', { metafields: [{ namespace: 'shopsnap', key: 'source_id', value: 'abc' }] }],
+    ['products', { metafields: [{ namespace: 'other', key: 'source_id', value: '5' }] }],
     ['customers', { tags: null }],
     ['orders', { note_attributes: null }],
     ['orders', { note_attributes: [{ name: 'shopsnap_source_id', value: null }] }],
@@ -91,8 +120,13 @@ describe('the provenance marker', () => {
 });
 
 describe('TargetIndex', () => {
+  // A product as the index sees it once its marker is read: with its metafields.
   const product = (id: string, handle: string, marker?: string) =>
-    json(`{"id":${id},"handle":${JSON.stringify(handle)},"tags":"${marker ? `shopsnap-source:${marker}` : ''}"}`);
+    json(
+      `{"id":${id},"handle":${JSON.stringify(handle)},"metafields":${
+        marker ? `[{"namespace":"shopsnap","key":"source_id","value":"${marker}"}]` : '[]'
+      }}`,
+    );
   const order = (id: string, name: string, marker?: string) =>
     json(
       `{"id":${id},"name":"${name}","processed_at":"2008-01-10T11:00:00-05:00","total_price":"10.00","note_attributes":${
@@ -216,6 +250,19 @@ describe('TargetIndex', () => {
     index.remove(big);
     expect(index.size).toBe(1);
     expect(index.match(product('5', 'a'), 'migrate')).toEqual({ kind: 'none' });
+  });
+
+  it("learns a product's marker read apart from its list (its metafield), and matches by it from then on", () => {
+    const listed = (id: string, handle: string) => json(`{"id":${id},"handle":"${handle}"}`);
+    const index = indexOf('products', [listed('77', 'a'), listed('78', 'a-1')]);
+    expect(index.match(product('5', 'a'), 'migrate')).toEqual({ kind: 'found', by: 'handle', target: '77' });
+    index.mark('78', '5');
+    expect(index.match(product('5', 'a'), 'migrate')).toEqual({ kind: 'found', by: 'marker', target: '78' });
+    index.mark('77', '6');
+    expect(index.match(product('6', 'x'), 'recover')).toEqual({ kind: 'found', by: 'marker', target: '77' });
+    index.mark('78', undefined);
+    index.mark('404', '5');
+    expect(index.match(product('5', 'b'), 'migrate')).toEqual({ kind: 'none' });
   });
 
   it('refuses a record without an id', () => {

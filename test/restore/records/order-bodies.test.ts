@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type IdLookup, idLookup } from '../../../src/restore/records/ids.js';
 import { withMarker } from '../../../src/restore/records/natural-keys.js';
-import { orderCreateBody, orderUpdate } from '../../../src/restore/records/order-bodies.js';
+import { guestEmail, orderCreateBody, orderUpdate } from '../../../src/restore/records/order-bodies.js';
 import { ORDER_FIXED_REASON } from '../../../src/restore/records/restorable.js';
 import { type JsonObject, type JsonValue, stringifyJson } from '../../../src/shopify/json.js';
 import { CHESTNUT_STREET, edited, exampleRecord, NEAR_2_63 } from './records.js';
@@ -92,6 +92,10 @@ describe('orderCreateBody', () => {
       line('IPOD2008BLACK'),
     ]);
     expect(order).not.toHaveProperty('customer');
+    // Its email would make order create link or create a customer: it follows in a PUT.
+    expect(order).not.toHaveProperty('email');
+    expect(guestEmail(snapshot, some)).toBe('bob.norman@mail.example.com');
+    expect(guestEmail(snapshot, ids)).toBeUndefined();
     expect(notes).toEqual([
       {
         path: '$.line_items[1].variant_id',
@@ -149,7 +153,7 @@ describe('orderCreateBody', () => {
       "a percentage code's amount is its percentage, from its discount application (served, it is the money taken off)",
       (s) =>
         Object.assign(s, {
-          discount_codes: [{ code: 'WELCOME15', amount: '29.85', type: 'percentage' }],
+          discount_codes: [{ code: 'WELCOME15', amount: '89.55', type: 'percentage' }],
           discount_applications: [
             {
               type: 'discount_code',
@@ -162,6 +166,28 @@ describe('orderCreateBody', () => {
         }),
       { discount_codes: [{ code: 'WELCOME15', amount: '15.0', type: 'percentage' }] },
       [],
+    ],
+    [
+      'so is the code of an order created through the API, whose application is manual, titled by the code',
+      (s) =>
+        Object.assign(s, {
+          discount_codes: [{ code: 'WELCOME15', amount: '89.55', type: 'percentage' }],
+          discount_applications: [{ type: 'manual', title: 'WELCOME15', value: '15.0', value_type: 'percentage' }],
+        }),
+      { discount_codes: [{ code: 'WELCOME15', amount: '15.0', type: 'percentage' }] },
+      [],
+    ],
+    [
+      'a percentage that took off another amount (some lines only) goes as that fixed amount: the totals come first',
+      (s) =>
+        Object.assign(s, {
+          discount_codes: [{ code: 'WELCOME15', amount: '29.85', type: 'percentage' }],
+          discount_applications: [
+            { type: 'discount_code', code: 'WELCOME15', value: '15.0', value_type: 'percentage' },
+          ],
+        }),
+      { discount_codes: [{ code: 'WELCOME15', amount: '29.85', type: 'fixed_amount' }] },
+      ['$.discount_codes[0].type'],
     ],
     [
       'a percentage code without its application goes as the fixed amount it took off',
@@ -189,6 +215,21 @@ describe('orderCreateBody', () => {
     expect(notes.map((note) => note.path)).toEqual(notePaths);
     for (const item of lines(order)) expect(item).not.toHaveProperty('gift_card');
     for (const item of lines(order)) expect(item).not.toHaveProperty('tax_lines');
+  });
+});
+
+describe('guestEmail', () => {
+  it.each<[string, JsonObject, string | undefined]>([
+    ['a guest with an email', { customer: null, email: 'guest.7@example.net' }, 'guest.7@example.net'],
+    ['a guest without one', { customer: null, email: '' }, undefined],
+    ['a guest with a null email', { customer: null, email: null }, undefined],
+    ["a customer's order, the customer restored", { email: 'bob.norman@mail.example.com' }, undefined],
+  ])('%s', (_name, fields, expected) => {
+    const order = edited(snapshot, (s) => Object.assign(s, fields));
+    expect(guestEmail(order, ids)).toBe(expected);
+    expect((orderCreateBody(order, ids).body.order as JsonObject).email).toBe(
+      expected === undefined && fields.customer !== null ? fields.email : undefined,
+    );
   });
 });
 

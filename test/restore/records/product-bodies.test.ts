@@ -43,7 +43,7 @@ describe('productCreateBody', () => {
         status: 'active',
         published_scope: 'web',
         published: true,
-        tags: `Emotive, Flash Memory, MP3, Music, shopsnap-source:${source}`,
+        tags: 'Emotive, Flash Memory, MP3, Music',
         options: [{ name: 'Color', values: ['Pink', 'Red', 'Green', 'Black'] }],
         variants: [
           { ...variant('Pink', 'IPOD2008PINK'), position: 1 },
@@ -56,9 +56,10 @@ describe('productCreateBody', () => {
           { src: `${cdn}/ipod-nano-2.png?v=1664397424`, position: 2 },
           { src: `${cdn}/ipod-nano.png?v=1664397424`, position: 3 },
         ],
+        metafields: [{ namespace: 'shopsnap', key: 'source_id', value: source, type: 'single_line_text_field' }],
       },
     });
-    expect(stringifyJson(productCreateBody(snapshot))).toContain(`shopsnap-source:${632910392n + NEAR_2_63}`);
+    expect(stringifyJson(productCreateBody(snapshot))).toContain(`"value":"${632910392n + NEAR_2_63}"`);
   });
 
   it.each<[string, (record: JsonObject) => void, JsonObject]>([
@@ -74,9 +75,9 @@ describe('productCreateBody', () => {
       { title: 'Ünïcödé 🎧', template_suffix: 'alt' },
     ],
     [
-      'a marker of its own (a snapshot of a restored shop)',
+      "a customer's marker tag is a product's plain tag",
       (s) => Object.assign(s, { tags: 'a, shopsnap-source:12' }),
-      { tags: `a, shopsnap-source:${source}` },
+      { tags: 'a, shopsnap-source:12', metafields: [expect.objectContaining({ value: source })] },
     ],
   ])('%s', (_name, edit, expected) => {
     const body = productCreateBody(edited(snapshot, edit)).product as JsonObject;
@@ -166,14 +167,10 @@ describe('lostVariants and productUpdate', () => {
   it.each<[string, (t: JsonObject) => void, { prune?: boolean }, JsonObject | undefined, string[]]>([
     ['nothing for an equal product', () => {}, {}, undefined, []],
     [
-      'a changed title, and the marker kept with the tags',
-      (t) => Object.assign(t, { title: 'x', tags: `y, shopsnap-source:${source}` }),
+      "a changed title and tags (the marker, a metafield, is not the PUT's)",
+      (t) => Object.assign(t, { title: 'x', tags: 'y' }),
       {},
-      {
-        id: id(0),
-        title: 'IPod Nano - 8GB',
-        tags: `Emotive, Flash Memory, MP3, Music, shopsnap-source:${source}`,
-      },
+      { id: id(0), title: 'IPod Nano - 8GB', tags: 'Emotive, Flash Memory, MP3, Music' },
       [],
     ],
     ['unpublished', (t) => Object.assign(t, { published_at: null }), {}, { id: id(0), published: true }, []],

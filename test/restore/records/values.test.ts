@@ -4,10 +4,27 @@ import {
   canonicalDecimal,
   canonicalInstant,
   emailKey,
+  moneyCents,
   phoneKey,
   tagList,
 } from '../../../src/restore/records/values.js';
 import { parseJson } from '../../../src/shopify/json.js';
+
+describe('moneyCents', () => {
+  it.each([
+    ['172.20', 17220],
+    ['172.2', 17220],
+    [29.85, 2985],
+    ['0.00', 0],
+    ['-3.30', -330],
+    ['10', 1000],
+    ['1.005', undefined],
+    ['abc', undefined],
+    [null, undefined],
+  ])('%j → %j', (value, expected) => {
+    expect(moneyCents(value)).toBe(expected);
+  });
+});
 
 describe('canonicalDecimal', () => {
   it.each([

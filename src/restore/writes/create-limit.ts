@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../log.js';
-import type { ShopThrottledError } from '../source/errors.js';
+import type { Logger } from '../../log.js';
+import type { ShopThrottledError } from '../../source/errors.js';
 
 /**
  * The window of Shopify's order-creation limit on development and trial stores ("no more than 5 new orders per

@@ -3,10 +3,10 @@ import { type RunningShop, startShop } from '../simulator/index.js';
 import type { PageShape } from './crawl-bound.js';
 
 /**
- * Child process of the crawl benchmark: serves one simulated shop (options as JSON in argv[2]) so the crawler's CPU
- * and memory figures are its own. Prints `{"url","token","counts","pages"}` as one line — `pages` are the pages of the
- * fewest requests, 250 records each in id order with their products' variants, for the bound — then serves until
- * stdin closes and prints its statistics.
+ * Child process of the benchmarks (startShopProcess): serves one simulated shop (options as JSON in argv[2]) so the
+ * CLI's CPU and memory figures are its own. Prints `{"url","token","counts","pages"}` as one line — `pages` are the
+ * pages of the fewest requests, 250 records each in id order with their products' variants, for the crawl's bound —
+ * then serves until stdin closes and prints its statistics: what the shop saw, counted on its side.
  */
 const PAGE_LIMIT = 250;
 const options = JSON.parse(process.argv[2] ?? '{}');
