@@ -9,6 +9,7 @@ import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { pruneCommand } from './commands/prune.js';
 import { queryCommand } from './commands/query.js';
+import { reportCommand } from './commands/report.js';
 import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
@@ -35,6 +36,7 @@ const COMMANDS = [
   diffCommand,
   snapshotsCommand,
   queryCommand,
+  reportCommand,
   pruneCommand,
   restoreCommand,
   schemaCommand,

@@ -1,43 +1,18 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashFile } from '../../src/local-file.js';
 import { sqlString, withDuckDb } from '../../src/sink/duckdb.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
-import { LocalDirStorage } from '../../src/storage/index.js';
-import { S3Storage } from '../../src/storage/s3-storage.js';
 import { TABLES } from '../../src/transform/index.js';
-import { type BackupHistory, storedManifests, storedRawIds, writeBackupHistory } from '../helpers/backup-history.js';
+import { type BackupHistory, beforeAllHistories, storedManifests, storedRawIds } from '../helpers/backup-history.js';
 import { type CliResult, failureLine, runCli } from '../helpers/cli.js';
-import { BUCKET, S3RVER_CLI_ENV, s3rverCliFlags, s3rverOptions } from '../helpers/s3-fixture.js';
-import { type S3rverProcess, startS3rver } from '../helpers/s3rver-process.js';
 
 let work: string;
-let s3: S3rverProcess;
 let local: BackupHistory;
 let bucket: BackupHistory;
-
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'shopsnap-query-'));
-  s3 = await startS3rver([BUCKET]);
-  const out = join(work, 'snapshots');
-  [local, bucket] = await Promise.all([
-    writeBackupHistory(new LocalDirStorage(out), out, work),
-    writeBackupHistory(
-      new S3Storage({ bucket: BUCKET, prefix: 'shopsnap', ...s3rverOptions(s3.endpoint) }),
-      `s3://${BUCKET}/shopsnap`,
-      work,
-      s3rverCliFlags(s3.endpoint),
-      S3RVER_CLI_ENV,
-    ),
-  ]);
-}, 240_000);
-
-afterAll(async () => {
-  await Promise.all([local?.close(), bucket?.close()]);
-  await s3?.stop();
-  await rm(work, { recursive: true, force: true });
+beforeAllHistories('query', (histories) => {
+  ({ work, local, bucket } = histories);
 });
 
 function query(history: BackupHistory, args: string[], location = history.out): Promise<CliResult> {
@@ -94,10 +69,16 @@ describe.each([
     );
     expect(all.map((row) => row.snapshot_id)).not.toContain(history.mainUnfinished);
     const [first] = history.mainComplete;
-    const one = await rows(history, 'SELECT count(*) AS n FROM orders', '--snapshot', first);
-    expect(one).toEqual([{ n: manifests.get(`${history.mainKey}/${first}`)?.tables.orders?.rows }]);
+    // In the shop's folder: that shop alone (a job's shops may start in the same millisecond, so share an id).
+    const folder = `${history.out}/${history.mainKey}`;
+    const one = await query(history, ['SELECT count(*) AS n FROM orders', '--snapshot', first, '--json'], folder);
+    expect(JSON.parse(one.stdout)).toEqual([{ n: manifests.get(`${history.mainKey}/${first}`)?.tables.orders?.rows }]);
     // One shop: no shop column.
-    const columns = await query(history, ['SELECT * FROM orders LIMIT 1', '--snapshot', first, '--format', 'csv']);
+    const columns = await query(
+      history,
+      ['SELECT * FROM orders LIMIT 1', '--snapshot', first, '--format', 'csv'],
+      folder,
+    );
     expect(columns.stdout.split('\n')[0]?.startsWith('id,')).toBe(true);
   });
 

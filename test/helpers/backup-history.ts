@@ -1,12 +1,16 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
-import { readObjectText, type Storage } from '../../src/storage/index.js';
+import { LocalDirStorage, readObjectText, type Storage } from '../../src/storage/index.js';
+import { S3Storage } from '../../src/storage/s3-storage.js';
 import { clientFor, deletableOrders } from '../simulator/shop-client.js';
 import { type CliResult, runCli } from './cli.js';
+import { BUCKET, S3RVER_CLI_ENV, s3rverCliFlags, s3rverOptions } from './s3-fixture.js';
+import { startS3rver } from './s3rver-process.js';
 
 /**
  * A destination as a small fleet's nights leave it, written by the CLI (`shopsnap run` with a job of two shops, then a
@@ -163,4 +167,41 @@ export async function storedRawIds(history: BackupHistory, snapshot: string, res
     }
   }
   return ids;
+}
+
+/**
+ * For a test file: the same history written twice at once before its tests, into `<work>/snapshots` and into s3rver
+ * (`s3://shopsnap-test/shopsnap`), handed to `found`; afterwards the shops and s3rver stop and `work` goes.
+ */
+export function beforeAllHistories(
+  name: string,
+  found: (histories: { work: string; local: BackupHistory; bucket: BackupHistory }) => void,
+): void {
+  let work: string | undefined;
+  let close = async () => {};
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), `shopsnap-${name}-`));
+    const s3 = await startS3rver([BUCKET]);
+    close = () => s3.stop();
+    const out = join(work, 'snapshots');
+    const [local, bucket] = await Promise.all([
+      writeBackupHistory(new LocalDirStorage(out), out, work),
+      writeBackupHistory(
+        new S3Storage({ bucket: BUCKET, prefix: 'shopsnap', ...s3rverOptions(s3.endpoint) }),
+        `s3://${BUCKET}/shopsnap`,
+        work,
+        s3rverCliFlags(s3.endpoint),
+        S3RVER_CLI_ENV,
+      ),
+    ]);
+    close = async () => {
+      await Promise.all([local.close(), bucket.close()]);
+      await s3.stop();
+    };
+    found({ work, local, bucket });
+  }, 240_000);
+  afterAll(async () => {
+    await close();
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
+  });
 }
