@@ -3,7 +3,14 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 
 /** File-system failures of the destination or its staging area (errors that carry a path). */
 const DESTINATION_ERRNOS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'EEXIST']);
-const USAGE_CODES = new Set(['ERR_USAGE', 'ERR_SHOP_ADDRESS', 'ERR_JOB_FILE', 'ERR_TOKEN_SOURCE', 'ERR_SIM_OPTIONS']);
+const USAGE_CODES = new Set([
+  'ERR_USAGE',
+  'ERR_SHOP_ADDRESS',
+  'ERR_JOB_FILE',
+  'ERR_TOKEN_SOURCE',
+  'ERR_SIM_OPTIONS',
+  'ERR_QUERY_SQL',
+]);
 
 /**
  * Turns any error into the one-line message and exit code the CLI reports. Errors are classified by their stable

@@ -8,6 +8,8 @@ import { checkCommand } from './commands/check.js';
 import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { pruneCommand } from './commands/prune.js';
+import { queryCommand } from './commands/query.js';
+import { reportCommand } from './commands/report.js';
 import { restoreCommand } from './commands/restore.js';
 import { runCommand } from './commands/run.js';
 import { schemaCommand } from './commands/schema.js';
@@ -33,6 +35,8 @@ const COMMANDS = [
   verifyCommand,
   diffCommand,
   snapshotsCommand,
+  queryCommand,
+  reportCommand,
   pruneCommand,
   restoreCommand,
   schemaCommand,
@@ -85,6 +89,9 @@ try {
     process.stderr.write(`${error.stack}\n`);
   }
   process.stderr.write(`shopsnap: ${failure.message}\n`);
-  if (failure.exitCode === 2) process.stderr.write('Run shopsnap --help for usage.\n');
+  // A query's SQL error is no misuse of the command line: its one line says all.
+  if (failure.exitCode === 2 && (error as { code?: unknown })?.code !== 'ERR_QUERY_SQL') {
+    process.stderr.write('Run shopsnap --help for usage.\n');
+  }
   if (globalFlagOn('json', argv, process.env)) process.stdout.write(failureJson(failure.exitCode, failure.message));
 }

@@ -1,11 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../../src/shopify/resources.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
-import { lastLine, runCli } from '../helpers/cli.js';
+import { CLI, lastLine, runCli } from '../helpers/cli.js';
 import { queryIn, type SqlRow } from '../helpers/duckdb-query.js';
 import { filesUnder, gunzipLines, manifestsUnder } from '../helpers/snapshot-files.js';
 import { deletableOrders } from '../simulator/shop-client.js';
@@ -139,7 +140,7 @@ function sorted(rows: SqlRow[]): SqlRow[] {
     .map((row) => JSON.parse(row));
 }
 
-describe('the DuckDB queries the demo prints and the README shows count complete snapshots only', () => {
+describe('the queries the demo prints and the README shows count complete snapshots only', () => {
   let demoQuery: string;
   let demoLocation: string;
   let unfinishedId: string;
@@ -179,7 +180,7 @@ describe('the DuckDB queries the demo prints and the README shows count complete
       const result = await demo();
       expect(result.code, `demo ${run}: ${result.stderr}`).toBe(0);
       demoLocation = lastLine(result.stdout);
-      demoQuery = /^ {2}(SELECT .*;)$/m.exec(result.stderr)?.[1] ?? '';
+      demoQuery = /^ {2}(npx -- shopsnap query .*)$/m.exec(result.stderr)?.[1] ?? '';
       expect(result.stderr).toContain(`shopsnap verify ${demoLocation}`);
     }
   }, 240_000);
@@ -192,17 +193,37 @@ describe('the DuckDB queries the demo prints and the README shows count complete
     expect(await manifestsUnder(demoShop)).toHaveLength(2);
   });
 
-  it("the demo's query runs as printed, from the user's folder, and counts the snapshot just written once", async () => {
+  it("the demo's shopsnap query runs as printed, from the user's folder, on the snapshot just written", async () => {
     const id = demoLocation.split('/').at(-1) as string;
     expect(demoQuery).toBe(
-      `SELECT financial_status, count(*) AS orders, sum(total_price) AS revenue FROM read_parquet('snapshots/shopsnap-demo-o300-c60-p20/${id}/parquet/orders/*.parquet') GROUP BY ALL ORDER BY ALL;`,
+      'npx -- shopsnap query snapshots/shopsnap-demo-o300-c60-p20 "SELECT financial_status, count(*) AS orders, sum(total_price) AS revenue FROM orders GROUP BY ALL ORDER BY ALL"',
     );
+    // The line goes to a shell as a user pastes it; `npx -- shopsnap` runs this checkout's build, as in the project.
+    const bin = await mkdtemp(join(tmpdir(), 'shopsnap-npx-'));
+    await writeFile(
+      join(bin, 'npx'),
+      `#!/bin/sh\n[ "$1" = -- ] && shift\n[ "$1" = shopsnap ] && shift\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const ran = spawnSync('sh', ['-c', demoQuery], {
+      cwd: work,
+      env: { PATH: `${bin}:${process.env.PATH}`, HOME: process.env.HOME ?? '' },
+      encoding: 'utf8',
+    });
+    await rm(bin, { recursive: true, force: true });
+    expect(ran.status, ran.stderr).toBe(0);
+    const lines = ran.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^financial_status +orders +revenue$/);
+    const answered = lines.slice(1, -1).map((line) => {
+      const [financial_status, orders, revenue] = line.trim().split(/ {2,}/);
+      return { financial_status, orders, revenue } as SqlRow;
+    });
     const snapshot = (await snapshotsOnDisk()).find((s) => s.id === id) as OrderFacts;
     const expected = ordersByStatus(snapshot).map(({ shop: _, snapshot_id: __, ...row }) => row);
-    expect(sorted(await queryIn(work, demoQuery))).toEqual(sorted(expected));
-    // The README shows the same query.
-    const template = demoQuery.replace(`shopsnap-demo-o300-c60-p20/${id}`, 'shopsnap-demo/<snapshot_id>');
-    expect(README.replace(/\s+/g, ' ')).toContain(template);
+    expect(sorted(answered)).toEqual(sorted(expected));
+    expect(lines.at(-1)).toBe(`${expected.length} rows`);
+    // The README shows the same command.
+    expect(README.replace(/\s+/g, ' ')).toContain(demoQuery.replace('shopsnap-demo-o300-c60-p20', 'shopsnap-demo'));
   });
 
   it('the README has the queries this test checks, and nothing else', () => {

@@ -91,6 +91,11 @@ describe('shopsnap schema --format: DDL for the Parquet files a snapshot holds',
       2,
       'shopsnap: --format athena needs --location s3://bucket/prefix, the destination the tables read',
     ]);
+    const stray = await runCli(['schema', '--format', 'bigquery', '--location', 's3://my-backups/shopsnap']);
+    expect([stray.code, stray.stderr.split('\n')[0]]).toEqual([
+      2,
+      "shopsnap: --location is where Athena's tables read; --format bigquery takes none",
+    ]);
   });
 
   it('--json is --format json, with the lineage columns', async () => {

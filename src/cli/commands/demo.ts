@@ -72,21 +72,29 @@ export function demoShopKey(sizes: { orders: number; customers: number; products
   return isDefault ? 'shopsnap-demo' : `shopsnap-demo-o${orders}-c${customers}-p${products}`;
 }
 
-/** A query on the snapshot just written (complete: its folder holds exactly its manifest's files), and verify. */
+const DEMO_QUERY =
+  'SELECT financial_status, count(*) AS orders, sum(total_price) AS revenue FROM orders GROUP BY ALL ORDER BY ALL';
+
+/**
+ * What to do next with the snapshot just written: verify it, and a query of the shop's newest complete snapshot (this
+ * one) through `shopsnap query`, as a command line that runs as printed from this folder.
+ */
 function nextSteps(location: string): string {
-  const lines = ['', `Check it again at any time:  npx -- shopsnap verify ${location}`];
-  if (!isS3Url(location)) {
-    const here = relative(process.cwd(), location);
-    const path = here.startsWith('..') || isAbsolute(here) ? location : here;
-    lines.push(
-      'Look at its orders with DuckDB (from this folder):',
-      `  SELECT financial_status, count(*) AS orders, sum(total_price) AS revenue FROM read_parquet('${sqlText(`${path}/parquet/orders/*.parquet`)}') GROUP BY ALL ORDER BY ALL;`,
-      'Queries across snapshots (complete ones only): README.md, "Querying with DuckDB".',
-    );
-  }
+  const here = relative(process.cwd(), location);
+  const shown = isS3Url(location) || here.startsWith('..') || isAbsolute(here) ? location : here;
+  const shop = shown.slice(0, shown.lastIndexOf('/'));
+  const lines = [
+    '',
+    `Check it again at any time:  npx -- shopsnap verify ${shellWord(location)}`,
+    'Ask it questions in SQL (DuckDB runs inside shopsnap; a view per table, and the views snapshots and files):',
+    `  npx -- shopsnap query ${shellWord(shop)} "${DEMO_QUERY}"`,
+    `Every view and its columns: npx -- shopsnap query ${shellWord(shop)} --schema`,
+    'Plain DuckDB, Athena, BigQuery: README.md, "Querying with DuckDB" and "Loading into a warehouse".',
+  ];
   return `${lines.join('\n')}\n\n`;
 }
 
-function sqlText(text: string): string {
-  return text.replaceAll("'", "''");
+/** A word a POSIX shell reads as it is: quoted when it holds anything but plain path characters. */
+function shellWord(text: string): string {
+  return /^[\w./:=@%+,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -32,6 +32,9 @@ export const schemaCommand = defineCommand({
       process.stdout.write(describeSchema(format));
       return;
     }
+    if (format !== 'athena' && args.location !== undefined) {
+      throw new UsageError(`--location is where Athena's tables read; --format ${format} takes none`);
+    }
     if (format === 'athena' && (args.location === undefined || !isS3Url(args.location))) {
       throw new UsageError('--format athena needs --location s3://bucket/prefix, the destination the tables read');
     }

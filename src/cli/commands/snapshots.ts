@@ -1,7 +1,7 @@
 import { bytes, duration, textTable } from '../../human.js';
 import { RESOURCES } from '../../shopify/resources.js';
-import { catalogLocation, listSnapshots, openCatalog, type SnapshotEntry } from '../../snapshot/catalog.js';
-import type { Manifest } from '../../snapshot/manifest.js';
+import { catalogLocation, listSnapshots, openCatalog } from '../../snapshot/catalog.js';
+import { type SnapshotChanges, type SnapshotFacts, snapshotFacts } from '../../snapshot/snapshot-facts.js';
 import { defineCommand } from '../command.js';
 import { flag } from '../flags.js';
 import { S3_READ_FLAGS, s3SettingsFrom } from '../s3-flags.js';
@@ -23,7 +23,7 @@ export const snapshotsCommand = defineCommand({
     const catalog = await openCatalog(flags.location, s3SettingsFrom(flags));
     const shop = flags.shop === undefined ? undefined : shopFolder(flags.shop);
     const entries = (await listSnapshots(catalog)).filter((entry) => shop === undefined || entry.shop === shop);
-    const listed = entries.map(listedSnapshot);
+    const listed = entries.map(snapshotFacts);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
       return;
@@ -43,69 +43,11 @@ export const snapshotsCommand = defineCommand({
   },
 });
 
-/** One snapshot as `snapshots --json` prints it; what has no manifest is null. */
-interface ListedSnapshot {
-  shop: string;
-  id: string;
-  status: SnapshotEntry['state'];
-  /** Records exported per resource. */
-  records: Record<string, number> | null;
-  files: number;
-  bytes: number;
-  started_at: string | null;
-  finished_at: string | null;
-  duration_s: number | null;
-  resumed: NonNullable<Manifest['resumed']> | null;
-  changes: SnapshotChanges | null;
-  /** Why a damaged snapshot's manifest cannot be read. */
-  problem?: string;
-}
-
-/** What changed since the shop's previous complete snapshot, as manifests that record it say (issue 16's `changes`). */
-interface SnapshotChanges {
-  since: string;
-  resources: Record<string, { added: number; removed: number; changed: number }>;
-}
-
-function listedSnapshot(entry: SnapshotEntry): ListedSnapshot {
-  const { manifest } = entry;
-  const seconds =
-    manifest === undefined ? null : (Date.parse(manifest.finished_at) - Date.parse(manifest.started_at)) / 1000;
-  return {
-    shop: entry.shop,
-    id: entry.id,
-    status: entry.state,
-    records:
-      manifest === undefined
-        ? null
-        : Object.fromEntries(
-            Object.entries(manifest.resources).map(([resource, summary]) => [resource, summary?.exported ?? 0]),
-          ),
-    files: entry.objects,
-    bytes: entry.bytes,
-    started_at: manifest?.started_at ?? null,
-    finished_at: manifest?.finished_at ?? null,
-    duration_s: seconds === null || Number.isNaN(seconds) ? null : seconds,
-    resumed: manifest?.resumed ?? null,
-    changes: manifest === undefined ? null : changesOf(manifest),
-    ...(entry.problem === undefined ? {} : { problem: entry.problem }),
-  };
-}
-
-/** The manifest's `changes`, when it records them in the expected shape. */
-function changesOf(manifest: Manifest): SnapshotChanges | null {
-  const changes = (manifest as { changes?: Partial<SnapshotChanges> }).changes;
-  if (typeof changes?.since !== 'string' || typeof changes.resources !== 'object' || changes.resources === null) {
-    return null;
-  }
-  return changes as SnapshotChanges;
-}
-
 const HEADER = ['shop', 'id', 'status', ...RESOURCES, 'size', 'duration', 'resumed', 'changes'];
 /** The columns of figures: records per resource, size and duration. */
 const FIGURES = new Set(HEADER.flatMap((_, column) => (column >= 3 && column < HEADER.length - 2 ? [column] : [])));
 
-function tableRow(snapshot: ListedSnapshot): string[] {
+function tableRow(snapshot: SnapshotFacts): string[] {
   const { records, changes, resumed } = snapshot;
   return [
     snapshot.shop,
@@ -128,7 +70,7 @@ function describeChanges(changes: SnapshotChanges): string {
   return moved.length === 0 ? 'none' : moved.join(', ');
 }
 
-function totalLine(listed: ListedSnapshot[]): string {
+function totalLine(listed: SnapshotFacts[]): string {
   const byStatus = (['complete', 'incomplete', 'unfinished', 'damaged'] as const)
     .map((status) => [status, listed.filter((snapshot) => snapshot.status === status).length] as const)
     .filter(([, count]) => count > 0)
