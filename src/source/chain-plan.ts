@@ -38,7 +38,7 @@ export interface ChainPlanInput extends CrawlModel {
 }
 
 /** Expected requests an extra window adds: its partial last page. */
-export const REQUESTS_PER_EXTRA_CHAIN = 0.5;
+const REQUESTS_PER_EXTRA_CHAIN = 0.5;
 /** Chains end unevenly and round trips jitter: the chains' limit is stretched by this much. */
 export const CHAIN_MARGIN = 1.25;
 /**
@@ -47,7 +47,7 @@ export const CHAIN_MARGIN = 1.25;
  */
 const WORTHWHILE_GAIN = 0.1;
 /** A gain smaller than this is worth no request, wherever the bucket stands (a shop answering in milliseconds). */
-export const WORTHWHILE_MS = 250;
+const WORTHWHILE_MS = 250;
 
 /** Expected ms until the crawl finishes with `chains` chains, by the chains and by the bucket (the fluid model above). */
 function finishTerms(input: CrawlModel, chains: number): { byChains: number; byBucket: number } {
@@ -147,7 +147,7 @@ export function spreadChains(chains: readonly ChainWork[], extra: number, minPag
 /** Pages in a row a slot should still have ahead before its pages shrink (see closingPageLimit). */
 const CLOSING_PAGES = 2;
 /** The smallest page at a crawl's end: each page also costs its round trip's fixed part. */
-export const SMALLEST_CLOSING_PAGE = 50;
+const SMALLEST_CLOSING_PAGE = 50;
 
 /**
  * Records a full-sized page asks for at a crawl's end, where windows are free (the leak does not decide). A crawl ends

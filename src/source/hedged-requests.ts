@@ -8,7 +8,7 @@
  * crawl is waiting for it (the consumer has nothing else to do); the first answer wins and the other copy is abandoned
  * unread. Either copy is the shop's answer at a moment during the crawl, as any page is.
  */
-export const HEDGE_AFTER = 1.5;
+const HEDGE_AFTER = 1.5;
 /** Later than this a page must be, too: a shop answering in milliseconds gains nothing from a second copy. */
 const LATE_MS = 1000;
 /** How often late pages are looked for. */

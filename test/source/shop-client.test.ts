@@ -2,6 +2,7 @@ import type http from 'node:http';
 import nock from 'nock';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CrawlAbortedError,
   RetriesExhaustedError,
   ShopAuthError,
   ShopBodyError,
@@ -45,6 +46,21 @@ describe('ShopClient', () => {
     expect(url.pathname).toBe('/admin/api/2022-01/orders/count.json');
     expect(response.value[0]?.id).toBe('9007199254740993');
     expect(response.value[0]?.record.id).toBe(9007199254740993n);
+  });
+
+  it('abandons a request when its own signal aborts (a hedged copy that lost): no retry, the client goes on', async () => {
+    const { client, server, url } = await clientFor((request, response) => {
+      // The first request hangs; later ones answer at once.
+      if (server.requests.length > 1) json(response, 200, '{"count":7}');
+      else request.on('close', () => response.destroy());
+    });
+    const abandon = new AbortController();
+    const hanging = client.get(url, readCount, { ...COUNT, signal: abandon.signal }).catch((caught: unknown) => caught);
+    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    abandon.abort();
+    expect(await hanging).toBeInstanceOf(CrawlAbortedError);
+    expect((await client.get(url, readCount, COUNT)).value).toBe(7);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('fails fast on 401 with a clear message, without retrying and without the token', async () => {
