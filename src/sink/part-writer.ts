@@ -145,8 +145,29 @@ export class PartWriter {
     }
     this.#used += typeof line === 'string' ? this.#batch.write(line, this.#used) : line.copy(this.#batch, this.#used);
     this.#batch[this.#used++] = 10;
-    this.#rows++;
-    this.#batchRows++;
+    await this.#added(1);
+  }
+
+  /**
+   * Whole lines at once, each already ending in '\n' (e.g. a LineEncoder's), copied as they are before the promise
+   * is returned. The part is closed after the chunk that reaches a limit.
+   */
+  async writeLines(lines: Buffer, count: number): Promise<void> {
+    if (this.#closed) throw new SinkError('ERR_SINK_CLOSED', `${this.#folder}: write after close`);
+    // Copied before any wait: the caller may reuse its buffer as soon as this returns.
+    let flushed: Promise<void> | undefined;
+    if (this.#used + lines.length > this.#batch.length) {
+      flushed = this.#flush();
+      this.#batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, lines.length));
+    }
+    this.#used += lines.copy(this.#batch, this.#used);
+    await flushed;
+    await this.#added(count);
+  }
+
+  async #added(lines: number): Promise<void> {
+    this.#rows += lines;
+    this.#batchRows += lines;
     if (this.#rows >= this.#maxRows || this.#bytes + this.#used >= this.#maxBytes) await this.#finishPart();
   }
 
@@ -172,19 +193,20 @@ export class PartWriter {
   }
 
   async #flush(): Promise<void> {
+    // The batch is taken at once: gzip reads it later, on the thread pool, and the next lines go into a new buffer.
+    const batch = this.#batch.subarray(0, this.#used);
+    const rows = this.#batchRows;
+    this.#batch = NO_BATCH;
+    this.#used = 0;
+    this.#batchRows = 0;
+    this.#bytes += batch.length;
     if (this.#part === undefined) {
       this.#folderReady ??= mkdir(this.#folder, { recursive: true });
       await this.#folderReady;
       this.#part = this.#openPart();
     }
-    if (this.#used === 0) return;
-    this.#memberLines.push(this.#batchRows);
-    this.#batchRows = 0;
-    // gzip reads the batch later, on the thread pool, so the next lines go into a new buffer.
-    const batch = this.#batch.subarray(0, this.#used);
-    this.#batch = NO_BATCH;
-    this.#used = 0;
-    this.#bytes += batch.length;
+    if (batch.length === 0) return;
+    this.#memberLines.push(rows);
     await this.#part.write(batch);
     crashPoint('mid-file');
   }
