@@ -58,7 +58,7 @@ async function parquetWriteSeconds(ndjson: string, name: string): Promise<number
 }
 
 /** Process CPU (every thread: zlib's pool and DuckDB's included) while `work` runs; nothing else runs meanwhile. */
-async function cpuSeconds(work: () => Promise<unknown>): Promise<number> {
+export async function cpuSeconds(work: () => Promise<unknown>): Promise<number> {
   const before = process.cpuUsage();
   await work();
   const spent = process.cpuUsage(before);

@@ -56,6 +56,7 @@ const DEFAULT_GZIP_LEVEL = 1;
  */
 const BATCH_BYTES = 256 * 1024;
 const NO_BATCH = Buffer.alloc(0);
+const SPARE_BATCHES = 2;
 
 /** `part-00000`: five digits keep parts in order under a plain lexical listing. */
 function partName(index: number, extension: string): string {
@@ -92,7 +93,9 @@ export class PartWriter {
   /** Lines in the batch being filled. */
   #batchRows = 0;
   #bytes = 0;
-  #batch = NO_BATCH;
+  #batch: Buffer = NO_BATCH;
+  /** Batches gzip has finished reading, for the next ones (see #newBatch). */
+  readonly #spares: Buffer[] = [];
   #used = 0;
   #closed = false;
   #folderReady: Promise<string | undefined> | undefined;
@@ -141,7 +144,7 @@ export class PartWriter {
     const room = typeof line === 'string' ? line.length * 3 + 1 : line.length + 1;
     if (this.#used + room > this.#batch.length) {
       await this.#flush();
-      if (room > this.#batch.length) this.#batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, room));
+      if (room > this.#batch.length) this.#batch = this.#newBatch(room);
     }
     this.#used += typeof line === 'string' ? this.#batch.write(line, this.#used) : line.copy(this.#batch, this.#used);
     this.#batch[this.#used++] = 10;
@@ -158,7 +161,7 @@ export class PartWriter {
     let flushed: Promise<void> | undefined;
     if (this.#used + lines.length > this.#batch.length) {
       flushed = this.#flush();
-      this.#batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, lines.length));
+      this.#batch = this.#newBatch(lines.length);
     }
     this.#used += lines.copy(this.#batch, this.#used);
     await flushed;
@@ -192,9 +195,19 @@ export class PartWriter {
     this.#part = undefined;
   }
 
+  /**
+   * A buffer for the next lines: a spare one gzip is done with, or a new one. Reusing them matters: V8 counts buffers
+   * as external memory and answers a steady stream of new ones with full garbage collections.
+   */
+  #newBatch(room: number): Buffer {
+    if (room <= BATCH_BYTES) return this.#spares.pop() ?? Buffer.allocUnsafe(BATCH_BYTES);
+    return Buffer.allocUnsafe(room);
+  }
+
   async #flush(): Promise<void> {
     // The batch is taken at once: gzip reads it later, on the thread pool, and the next lines go into a new buffer.
-    const batch = this.#batch.subarray(0, this.#used);
+    const whole = this.#batch;
+    const batch = whole.subarray(0, this.#used);
     const rows = this.#batchRows;
     this.#batch = NO_BATCH;
     this.#used = 0;
@@ -207,7 +220,9 @@ export class PartWriter {
     }
     if (batch.length === 0) return;
     this.#memberLines.push(rows);
-    await this.#part.write(batch);
+    await this.#part.write(batch, () => {
+      if (whole.length === BATCH_BYTES && this.#spares.length < SPARE_BATCHES) this.#spares.push(whole);
+    });
     crashPoint('mid-file');
   }
 
