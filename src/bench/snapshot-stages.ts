@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { hashFile } from '../local-file.js';
 import type { JsonObject } from '../shopify/json.js';
 import type { ResourceName } from '../shopify/resources.js';
-import { countRows } from '../sink/count-rows.js';
+import { rereadFile } from '../sink/count-rows.js';
 import { convertToParquet } from '../sink/parquet.js';
 import { RawArchiveWriter } from '../sink/raw-archive-writer.js';
 import { RecordIndexWriter, recordIndexTable } from '../sink/record-index-writer.js';
@@ -139,8 +138,7 @@ export async function measureSnapshotStages(
     });
     stages.reread = await cpuSeconds(async () => {
       for (const file of [...written.filter((file) => file.format !== 'index'), ...converted]) {
-        await hashFile(file.path);
-        await countRows(file.path, file.format);
+        await rereadFile(file.path, file.format);
       }
     });
     return stages;
