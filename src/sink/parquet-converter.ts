@@ -11,11 +11,11 @@ import type { FileFacts, FileFormat, WrittenFile } from './written-file.js';
  * record indexes of two snapshots (see countChanges); and the re-read of every finished file (see rereadFile), which
  * in a process of its own takes its CPU and its stream of buffers off the crawl. A backup holds one for its whole run.
  *
- * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): jobs run one at a time, in call
- * order, each conversion on a fresh DuckDB, so DuckDB's memory is needed once; convert() resolves to the Parquet part
- * of the same rows, or rejects with the error convertToParquet gives (SinkError, LocalFileError for a full disk);
- * countChanges() resolves to the counts; reread() to what rereadFile reads, or its SinkError; close() ends it, and a
- * job after close() rejects with 'ERR_SINK_CLOSED'.
+ * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): conversions and comparisons
+ * run one at a time, in call order, each on a fresh DuckDB, so DuckDB's memory is needed once; re-reads do not wait
+ * for them. convert() resolves to the Parquet part of the same rows, or rejects with the error convertToParquet gives
+ * (SinkError, LocalFileError for a full disk); countChanges() resolves to the counts; reread() to what rereadFile
+ * reads, or its SinkError; close() ends it, and a job after close() rejects with 'ERR_SINK_CLOSED'.
  */
 export interface ParquetConverter {
   /** With `lineage`, every row ends with the lineage columns (a table's parts; record indexes have none). */
@@ -99,15 +99,23 @@ function converterOf(run: (job: ConverterJob) => Promise<unknown>, close: () => 
   };
 }
 
-/** Runs the jobs in this process, one at a time. */
-export function inProcessConverter(): ParquetConverter {
+/**
+ * Runs jobs in this process: DuckDB's (conversions, index comparisons) one at a time in call order, so its memory is
+ * needed once; re-reads at once, beside them (a buffer and gunzip's window each).
+ */
+export function jobRunner(): (job: ConverterJob) => Promise<WrittenFile | ChangeCounts | Reread> {
   let previous: Promise<unknown> = Promise.resolve();
-  const run = (job: ConverterJob) => {
+  return (job) => {
+    if (job.kind === 'reread') return runJob(job);
     const done = previous.then(() => runJob(job));
     previous = done.catch(() => undefined);
     return done;
   };
-  return converterOf(run, async () => undefined);
+}
+
+/** Runs the jobs in this process (see jobRunner). */
+export function inProcessConverter(): ParquetConverter {
+  return converterOf(jobRunner(), async () => undefined);
 }
 
 /** What the child sends back for one request. */

@@ -139,6 +139,16 @@ describe.each(IMPLEMENTATIONS)('ParquetConverter %s', (_name, create, closeStops
     expect((await converter.reread(part.path, 'ndjson')).rows).toBe(30);
   });
 
+  it('re-reads beside a conversion in progress rather than after it', async () => {
+    const large = (await orderPart(2_000, 'large')).part;
+    const small = (await orderPart(1, 'small')).part;
+    const finished: string[] = [];
+    const converting = converter.convert(large, ORDERS, join(dir, 'parquet')).then(() => finished.push('convert'));
+    const rereading = converter.reread(small.path, small.format).then(() => finished.push('reread'));
+    await Promise.all([converting, rereading]);
+    expect(finished).toEqual(['reread', 'convert']);
+  });
+
   it('refuses work after close, and close does not hang on a conversion in progress', async () => {
     const { part } = await orderPart(2_000);
     const converting = converter.convert(part, ORDERS, join(dir, 'parquet')).catch((e: unknown) => e);
