@@ -191,7 +191,7 @@ export function formatSnapshotBench(runs: SnapshotBenchRun[]): string {
       ]);
     }),
     '',
-    `Table 3, where the backup's CPU goes: CPU s per 1,000 records of each stage, replayed in one process on the first ${count(STAGE_SAMPLE)} records of the snapshot; the rest is HTTP, the crawl's bookkeeping, committing, garbage collection outside the stages and the processes' start:`,
+    `Table 3, where the backup's CPU goes: CPU s per 1,000 records of each stage, replayed in one process (the least of three rounds) on the first ${count(STAGE_SAMPLE)} records of the snapshot; the rest is HTTP, the crawl's bookkeeping, committing, garbage collection outside the stages and the processes' start:`,
     '',
     `| resource | records | ${STAGE_NAMES.map(([, name]) => name).join(' | ')} | stages | rest |`,
     `|---|---:|${STAGE_NAMES.map(() => '---:').join('|')}|---:|---:|`,
