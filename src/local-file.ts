@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { getSystemErrorMap } from 'node:util';
 
 /** Flushes a file, or a directory after a rename in it, to disk. */
@@ -35,13 +33,41 @@ export async function writeFileDurably(path: string, text: string): Promise<void
 export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  await pipeline(createReadStream(path), async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) {
-      bytes += chunk.length;
-      hash.update(chunk);
-    }
+  await readChunks(path, async (chunk) => {
+    bytes += chunk.length;
+    hash.update(chunk);
   });
   return { sha256: hash.digest('hex'), bytes };
+}
+
+const READ_BYTES = 1024 * 1024;
+/**
+ * Read buffers kept for the next reads: each read would otherwise allocate one, and V8 answers a steady stream of
+ * fresh buffers (external memory to it) with full garbage collections.
+ */
+const spareReadBuffers: Buffer[] = [];
+const SPARE_READ_BUFFERS = 4;
+
+/**
+ * Reads a file from start to end in chunks of up to 1 MiB, each handed to `take` before the next is read into the
+ * same buffer (so `take` must be done with it when its promise resolves).
+ */
+export async function readChunks(path: string, take: (chunk: Buffer) => Promise<void>): Promise<void> {
+  const buffer = spareReadBuffers.pop() ?? Buffer.allocUnsafe(READ_BYTES);
+  try {
+    const handle = await open(path, 'r');
+    try {
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) return;
+        await take(buffer.subarray(0, bytesRead));
+      }
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    if (spareReadBuffers.length < SPARE_READ_BUFFERS) spareReadBuffers.push(buffer);
+  }
 }
 
 /**

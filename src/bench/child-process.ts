@@ -18,6 +18,15 @@ export interface ProcessUsage {
   maxRssMb: number;
   /** How many processes that was. */
   processes: number;
+  /** Each of them, by the script it ran (`main.js`: the CLI, `parquet-child.js`: its converter). */
+  each: ProcessLine[];
+}
+
+interface ProcessLine {
+  script: string;
+  cpuSeconds: number;
+  maxRssMb: number;
+  sample?: boolean;
 }
 
 export interface MeasuredProcess {
@@ -25,6 +34,8 @@ export interface MeasuredProcess {
   stdout: () => string;
   /** Waits for the exit and returns the CPU time and peak RSS of the child and the processes it started. */
   finished: () => Promise<{ code: number | null; usage: ProcessUsage }>;
+  /** The CPU seconds the child itself has spent so far, while it runs (see usage-probe.ts). */
+  cpuSecondsNow: () => Promise<number>;
 }
 
 let sequence = 0;
@@ -53,32 +64,48 @@ export function spawnMeasured(script: string, args: string[], env: Record<string
   return {
     child,
     stdout: () => stdout,
+    cpuSecondsNow: async () => {
+      const samples = async () => (await readLines(usageFile)).filter((line) => line.sample);
+      const before = (await samples()).length;
+      child.kill('SIGUSR2');
+      for (let waited = 0; waited < 10_000; waited += 20) {
+        const after = await samples();
+        if (after.length > before) return (after.at(-1) as ProcessLine).cpuSeconds;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`${script} did not report its CPU time`);
+    },
     finished: async () => {
       const code = await exited;
       if (code !== 0) throw new Error(`${script} ${args[0]} exited ${code}: ${stderr.slice(-2000)}`);
-      const usage = totalUsage(await readFile(usageFile, 'utf8'));
+      const usage = totalUsage((await readLines(usageFile)).filter((line) => !line.sample));
       await rm(usageFile, { force: true });
       return { code, usage };
     },
   };
 }
 
-function totalUsage(lines: string): ProcessUsage {
-  const each = lines
+async function readLines(usageFile: string): Promise<ProcessLine[]> {
+  const text = await readFile(usageFile, 'utf8').catch(() => '');
+  return text
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as { cpuSeconds: number; maxRssMb: number });
+    .map((line) => JSON.parse(line) as ProcessLine);
+}
+
+function totalUsage(each: ProcessLine[]): ProcessUsage {
   return {
     cpuSeconds: each.reduce((sum, usage) => sum + usage.cpuSeconds, 0),
     maxRssMb: Math.max(...each.map((usage) => usage.maxRssMb)),
     processes: each.length,
+    each,
   };
 }
 
 /** Starts `shopsnap sim` in a measured child process and waits for it to print its URL and token. */
 export async function startSimulatorProcess(
   args: string[],
-): Promise<{ url: string; token: string; stop: () => Promise<ProcessUsage> }> {
+): Promise<{ url: string; token: string; cpuSecondsNow: () => Promise<number>; stop: () => Promise<ProcessUsage> }> {
   const sim = spawnMeasuredCli(['sim', '--port', '0', ...args]);
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -88,6 +115,7 @@ export async function startSimulatorProcess(
       return {
         url,
         token,
+        cpuSecondsNow: sim.cpuSecondsNow,
         stop: async () => {
           sim.child.kill('SIGTERM');
           return (await sim.finished()).usage;

@@ -1,17 +1,20 @@
+import { isResourceName } from '../shopify/resources.js';
 import { runCrawlBench } from './crawl-bench.js';
 import { DIFF_BENCH_ORDERS, formatDiffBench, runDiffBench } from './diff-bench.js';
 import { runFleetBench } from './fleet-bench.js';
 import { runRestoreBench } from './restore-bench.js';
-import { formatSnapshotBench, runSnapshotBench, SNAPSHOT_BENCH_SIZES } from './snapshot-bench.js';
+import { formatSnapshotBench, runSnapshotBench, SNAPSHOT_BENCH_RUNS } from './snapshot-bench.js';
 
 /**
  * `npm run bench`: every figure the README reports, measured in one run on this machine. Select parts with
  * arguments: `npm run bench -- crawl`, `npm run bench -- snapshot`, `npm run bench -- fleet`, `npm run bench -- diff`,
- * `npm run bench -- restore`. Numbers choose the sizes: `npm run bench -- snapshot 100000`, `npm run bench -- diff 100000`.
+ * `npm run bench -- restore`. Numbers choose the sizes: `npm run bench -- snapshot 100000`, `npm run bench -- diff 100000`;
+ * resource names the snapshot's resources: `npm run bench -- snapshot products 100000`.
  */
 const args = process.argv.slice(2);
-const parts = args.filter((arg) => !/^\d+$/.test(arg));
+const parts = args.filter((arg) => !/^\d+$/.test(arg) && !isResourceName(arg));
 const sizes = args.filter((arg) => /^\d+$/.test(arg)).map(Number);
+const resources = args.filter(isResourceName);
 const wanted = (part: string) => parts.length === 0 || parts.includes(part);
 
 if (wanted('crawl')) {
@@ -20,8 +23,14 @@ if (wanted('crawl')) {
 }
 if (wanted('snapshot')) {
   process.stdout.write('\n## Snapshot (unlimited shop)\n\n');
+  const chosen =
+    sizes.length === 0 && resources.length === 0
+      ? SNAPSHOT_BENCH_RUNS
+      : (resources.length > 0 ? resources : (['orders'] as const)).flatMap((resource) =>
+          (sizes.length > 0 ? sizes : [100_000]).map((records) => ({ resource, records })),
+        );
   const runs = [];
-  for (const orders of sizes.length > 0 ? sizes : SNAPSHOT_BENCH_SIZES) runs.push(await runSnapshotBench(orders));
+  for (const { resource, records } of chosen) runs.push(await runSnapshotBench(resource, records));
   process.stdout.write(formatSnapshotBench(runs));
 }
 if (wanted('restore')) {

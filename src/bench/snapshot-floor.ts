@@ -1,8 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { hashFile } from '../local-file.js';
-import { countRows } from '../sink/count-rows.js';
+import { rereadFile } from '../sink/count-rows.js';
 import { readNdjsonSql, sqlString, withDuckDb } from '../sink/duckdb.js';
 import { copyOptions } from '../sink/parquet.js';
 import { MANIFEST_NAME, parseManifest } from '../snapshot/manifest.js';
@@ -12,7 +11,7 @@ import { tableByName } from '../transform/index.js';
 export interface SnapshotFloor {
   /** gzip at level 1 (zlib's fastest) of the text of every NDJSON and raw file, in one call per file. */
   gzip: number;
-  /** The re-read before the manifest: line count after gunzip, or Parquet footer, and sha256 of every file. */
+  /** The re-read before the manifest: line count after gunzip, or Parquet footer, and sha256 of every file (one read). */
   reread: number;
   /** DuckDB writing each Parquet part, with our settings, from rows it already holds in memory (no JSON to read). */
   parquetWrite: number;
@@ -30,10 +29,7 @@ export async function measureSnapshotFloor(snapshot: string): Promise<SnapshotFl
   const floor: SnapshotFloor = { gzip: 0, reread: 0, parquetWrite: 0 };
   for (const { path: relative, format, table } of files) {
     const path = join(snapshot, ...relative.split('/'));
-    floor.reread += await cpuSeconds(async () => {
-      await countRows(path, format);
-      await hashFile(path);
-    });
+    floor.reread += await cpuSeconds(() => rereadFile(path, format));
     if (format === 'parquet' || format === 'index') continue;
     const text = gunzipSync(await readFile(path));
     floor.gzip += await cpuSeconds(async () => gzipSync(text, { level: 1, chunkSize: 1024 * 1024 }));
@@ -58,7 +54,7 @@ async function parquetWriteSeconds(ndjson: string, name: string): Promise<number
 }
 
 /** Process CPU (every thread: zlib's pool and DuckDB's included) while `work` runs; nothing else runs meanwhile. */
-async function cpuSeconds(work: () => Promise<unknown>): Promise<number> {
+export async function cpuSeconds(work: () => Promise<unknown>): Promise<number> {
   const before = process.cpuUsage();
   await work();
   const spent = process.cpuUsage(before);

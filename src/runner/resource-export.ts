@@ -9,7 +9,7 @@ import type { WrittenFile } from '../sink/written-file.js';
 import { type CountEvidence, checkCounts, needsChangeCount } from '../snapshot/count-check.js';
 import type { CrawlBarrier, ShopSession } from '../source/index.js';
 import { tablesFor } from '../transform/index.js';
-import { toRows } from '../transform/to-rows.js';
+import { createRecordWalker, type UnknownFields } from '../transform/to-rows.js';
 import type { OutputFormat } from './output-format.js';
 import type { ProgressBoard } from './progress-board.js';
 import { partSeries, type SnapshotCommitter } from './snapshot-committer.js';
@@ -112,7 +112,10 @@ export async function exportResource(options: {
         firstPart: progress.next_part[partSeries({ format: 'raw', table: resource })] ?? 0,
       })
     : undefined;
-  const writers: Writer[] = [...tables.values(), raw ?? index];
+  const tableWriters = [...tables.values()];
+  const writers: Writer[] = [...tableWriters, raw ?? index];
+  const walk = createRecordWalker(resource, ({ table, cells }) => tables.get(table.name)?.add(cells));
+  const unknowns: UnknownFields = { count: 0, paths: undefined };
   const crawl = options.session.crawl(resource, resume === undefined ? {} : { resume });
   let unknownFields = progress.unknown_fields;
   let changedSeen = progress.changed_seen ?? 0;
@@ -155,9 +158,10 @@ export async function exportResource(options: {
       else await index.add(item, lineSha256(rawLine(item.bytes)), undefined);
       // Date.parse reads the shop's RFC 3339 stamps exactly; anything else is NaN, which is no evidence.
       if (item.updatedAt !== undefined && Date.parse(item.updatedAt) >= sinceMs) changedSeen++;
-      const shaped = toRows(resource, item.record);
-      unknownFields += shaped.unknownFields;
-      for (const { table, row } of shaped.rows) await tables.get(table)?.write(row);
+      unknowns.count = 0;
+      walk(item.record, unknowns);
+      unknownFields += unknowns.count;
+      for (const writer of tableWriters) if (writer.pending > 0) await writer.flush();
       if (!barrierRequested && ++sinceSizeCheck >= SIZE_CHECK_EVERY) {
         sinceSizeCheck = 0;
         const full = writers.some(

@@ -1,10 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { crashPoint } from '../crash-point.js';
-import { hashFile } from '../local-file.js';
 import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
-import { countRows } from '../sink/count-rows.js';
 import type { ParquetConverter } from '../sink/parquet-converter.js';
 import { partNumberOf } from '../sink/part-writer.js';
 import { recordIndexTable } from '../sink/record-index-writer.js';
@@ -150,7 +148,7 @@ export class SnapshotCommitter {
   }
 
   async #upload(file: WrittenFile): Promise<ManifestFile> {
-    const checked = await reread(file, this.options.staging);
+    const checked = await reread(file, this.options.staging, this.options.converter);
     // Before the first upload, the checkpoint names the snapshot: whatever lands in it can be found again.
     this.#announced ??= this.#saveCheckpoint();
     await this.#announced;
@@ -190,11 +188,10 @@ function partNumber(path: string): number {
   return number;
 }
 
-/** Re-reads a finished file before it may be listed in a manifest or checkpoint. */
-async function reread(file: WrittenFile, staging: string): Promise<ManifestFile> {
+/** Re-reads a finished file (in the converter's process) before it may be listed in a manifest or checkpoint. */
+async function reread(file: WrittenFile, staging: string, converter: ParquetConverter): Promise<ManifestFile> {
   const path = relative(staging, file.path).split(sep).join('/');
-  const { sha256, bytes } = await hashFile(file.path);
-  const rows = await countRows(file.path, file.format);
+  const { sha256, bytes, rows } = await converter.reread(file.path, file.format);
   if (sha256 !== file.sha256 || bytes !== file.bytes || rows !== file.rows) {
     throw new IntegrityError(
       `${path} changed after it was written: ${rows} rows / ${bytes} bytes / sha256 ${sha256}, written as ${file.rows} / ${file.bytes} / ${file.sha256}`,

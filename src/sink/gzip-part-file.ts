@@ -58,9 +58,12 @@ export class GzipPartFile {
     this.#done.catch(() => undefined);
   }
 
-  /** Resolves when the bytes are accepted; waits for the disk when gzip's buffer is full. */
-  async write(batch: Buffer): Promise<void> {
-    if (this.#input.write(batch)) return;
+  /**
+   * Resolves when the bytes are accepted; waits for the disk when gzip's buffer is full. `consumed` is called once
+   * gzip has read the whole batch, after which the caller may reuse its buffer.
+   */
+  async write(batch: Buffer, consumed?: () => void): Promise<void> {
+    if (this.#input.write(batch, (error) => error || consumed?.())) return;
     await new Promise<void>((resolve, reject) => {
       this.#input.once('drain', resolve);
       this.#done.then(resolve, reject);

@@ -1,20 +1,14 @@
-import { type ConversionReply, type ConversionRequest, errorForReply, runJob } from './parquet-converter.js';
+import { type ConversionReply, type ConversionRequest, errorForReply, jobRunner } from './parquet-converter.js';
 
-/** The converter process of childProcessConverter: one job at a time, each on a fresh DuckDB instance. */
+/** The converter process of childProcessConverter: its jobs run as jobRunner runs them, each conversion on a fresh DuckDB. */
 const send = (reply: ConversionReply) => process.send?.(reply);
-
-let queue: Promise<void> = Promise.resolve();
-
-async function answer(request: ConversionRequest): Promise<void> {
-  try {
-    send({ id: request.id, value: await runJob(request.job) });
-  } catch (error) {
-    send({ id: request.id, error: errorForReply(error) });
-  }
-}
+const run = jobRunner();
 
 process.on('message', (request: ConversionRequest) => {
-  queue = queue.then(() => answer(request));
+  run(request.job).then(
+    (value) => send({ id: request.id, value }),
+    (error: unknown) => send({ id: request.id, error: errorForReply(error) }),
+  );
 });
 // The parent closed the channel or went away: nothing is left to answer to.
 process.on('disconnect', () => process.exit(0));

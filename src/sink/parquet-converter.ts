@@ -4,24 +4,30 @@ import { LocalFileError } from '../local-file.js';
 import type { ChangeCounts } from '../snapshot/index-compare.js';
 import type { Lineage, TableSchema } from '../transform/schema.js';
 import { SinkError, type SinkErrorCode } from './errors.js';
-import type { WrittenFile } from './written-file.js';
+import type { FileFacts, FileFormat, WrittenFile } from './written-file.js';
 
 /**
  * The DuckDB work of a backup: turns finished NDJSON parts into Parquet parts (see convertToParquet) and compares the
- * record indexes of two snapshots (see countChanges). A backup holds one for its whole run.
+ * record indexes of two snapshots (see countChanges); and the re-read of every finished file (see rereadFile), which
+ * in a process of its own takes its CPU and its stream of buffers off the crawl. A backup holds one for its whole run.
  *
- * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): jobs run one at a time, in call
- * order, each on a fresh DuckDB, so DuckDB's memory is needed once; convert() resolves to the Parquet part of the same
- * rows, or rejects with the error convertToParquet gives (SinkError, LocalFileError for a full disk); countChanges()
- * resolves to the counts; close() ends it, and a job after close() rejects with 'ERR_SINK_CLOSED'.
+ * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): conversions and comparisons
+ * run one at a time, in call order, each on a fresh DuckDB, so DuckDB's memory is needed once; re-reads do not wait
+ * for them. convert() resolves to the Parquet part of the same rows, or rejects with the error convertToParquet gives
+ * (SinkError, LocalFileError for a full disk); countChanges() resolves to the counts; reread() to what rereadFile
+ * reads, or its SinkError; close() ends it, and a job after close() rejects with 'ERR_SINK_CLOSED'.
  */
 export interface ParquetConverter {
   /** With `lineage`, every row ends with the lineage columns (a table's parts; record indexes have none). */
   convert(ndjson: WrittenFile, table: TableSchema, outDir: string, lineage?: Lineage): Promise<WrittenFile>;
   /** Compares two record indexes of one resource (local Parquet files), before and after. */
   countChanges(before: readonly string[], after: readonly string[]): Promise<ChangeCounts>;
+  /** Reads a finished file back in full: its rows, size and sha256. */
+  reread(path: string, format: FileFormat): Promise<Reread>;
   close(): Promise<void>;
 }
+
+export type Reread = Pick<FileFacts, 'rows' | 'bytes' | 'sha256'>;
 
 /** One job, as it travels to the child. */
 export type ConverterJob =
@@ -33,15 +39,24 @@ export type ConverterJob =
       outDir: string;
       lineage?: Lineage;
     }
-  | { kind: 'count-changes'; before: readonly string[]; after: readonly string[] };
+  | { kind: 'count-changes'; before: readonly string[]; after: readonly string[] }
+  | { kind: 'reread'; path: string; format: FileFormat };
 
-type JobResult<J extends ConverterJob> = J extends { kind: 'convert' } ? WrittenFile : ChangeCounts;
+type JobResult<J extends ConverterJob> = J extends { kind: 'convert' }
+  ? WrittenFile
+  : J extends { kind: 'reread' }
+    ? Reread
+    : ChangeCounts;
 
 /**
  * Runs one job in this process. DuckDB is loaded on first use: about 0.25 s of CPU, which a worker then spends while
  * its crawls wait on the network rather than before its first request (and an NDJSON-only run never).
  */
-export async function runJob(job: ConverterJob): Promise<WrittenFile | ChangeCounts> {
+export async function runJob(job: ConverterJob): Promise<WrittenFile | ChangeCounts | Reread> {
+  if (job.kind === 'reread') {
+    const { rereadFile } = await import('./count-rows.js');
+    return rereadFile(job.path, job.format);
+  }
   if (job.kind === 'convert') {
     const { convertToParquet } = await import('./parquet.js');
     return convertToParquet(job.ndjson, job.table, job.outDir, job.lineage ? { lineage: job.lineage } : {});
@@ -55,6 +70,7 @@ export async function runJob(job: ConverterJob): Promise<WrittenFile | ChangeCou
 
 /** The job's work in words, for errors. */
 function jobName(job: ConverterJob): string {
+  if (job.kind === 'reread') return `re-reading ${job.path}`;
   return job.kind === 'convert' ? `converting ${job.ndjson.path} to Parquet` : 'comparing record indexes';
 }
 
@@ -75,6 +91,7 @@ function converterOf(run: (job: ConverterJob) => Promise<unknown>, close: () => 
         ...(lineage === undefined ? {} : { lineage }),
       }),
     countChanges: (before, after) => start({ kind: 'count-changes', before, after }),
+    reread: (path, format) => start({ kind: 'reread', path, format }),
     close: async () => {
       closed = true;
       await close();
@@ -82,20 +99,28 @@ function converterOf(run: (job: ConverterJob) => Promise<unknown>, close: () => 
   };
 }
 
-/** Runs the jobs in this process, one at a time. */
-export function inProcessConverter(): ParquetConverter {
+/**
+ * Runs jobs in this process: DuckDB's (conversions, index comparisons) one at a time in call order, so its memory is
+ * needed once; re-reads at once, beside them (a buffer and gunzip's window each).
+ */
+export function jobRunner(): (job: ConverterJob) => Promise<WrittenFile | ChangeCounts | Reread> {
   let previous: Promise<unknown> = Promise.resolve();
-  const run = (job: ConverterJob) => {
+  return (job) => {
+    if (job.kind === 'reread') return runJob(job);
     const done = previous.then(() => runJob(job));
     previous = done.catch(() => undefined);
     return done;
   };
-  return converterOf(run, async () => undefined);
+}
+
+/** Runs the jobs in this process (see jobRunner). */
+export function inProcessConverter(): ParquetConverter {
+  return converterOf(jobRunner(), async () => undefined);
 }
 
 /** What the child sends back for one request. */
 export type ConversionReply =
-  | { id: number; value: WrittenFile | ChangeCounts }
+  | { id: number; value: WrittenFile | ChangeCounts | Reread }
   | { id: number; error: { message: string; code?: string; path?: string; kind: 'sink' | 'file' | 'other' } };
 
 export interface ConversionRequest {

@@ -56,6 +56,7 @@ const DEFAULT_GZIP_LEVEL = 1;
  */
 const BATCH_BYTES = 256 * 1024;
 const NO_BATCH = Buffer.alloc(0);
+const SPARE_BATCHES = 2;
 
 /** `part-00000`: five digits keep parts in order under a plain lexical listing. */
 function partName(index: number, extension: string): string {
@@ -92,7 +93,9 @@ export class PartWriter {
   /** Lines in the batch being filled. */
   #batchRows = 0;
   #bytes = 0;
-  #batch = NO_BATCH;
+  #batch: Buffer = NO_BATCH;
+  /** Batches gzip has finished reading, for the next ones (see #newBatch). */
+  readonly #spares: Buffer[] = [];
   #used = 0;
   #closed = false;
   #folderReady: Promise<string | undefined> | undefined;
@@ -141,12 +144,33 @@ export class PartWriter {
     const room = typeof line === 'string' ? line.length * 3 + 1 : line.length + 1;
     if (this.#used + room > this.#batch.length) {
       await this.#flush();
-      if (room > this.#batch.length) this.#batch = Buffer.allocUnsafe(Math.max(BATCH_BYTES, room));
+      if (room > this.#batch.length) this.#batch = this.#newBatch(room);
     }
     this.#used += typeof line === 'string' ? this.#batch.write(line, this.#used) : line.copy(this.#batch, this.#used);
     this.#batch[this.#used++] = 10;
-    this.#rows++;
-    this.#batchRows++;
+    await this.#added(1);
+  }
+
+  /**
+   * Whole lines at once, each already ending in '\n' (e.g. a LineEncoder's), copied as they are before the promise
+   * is returned. The part is closed after the chunk that reaches a limit.
+   */
+  async writeLines(lines: Buffer, count: number): Promise<void> {
+    if (this.#closed) throw new SinkError('ERR_SINK_CLOSED', `${this.#folder}: write after close`);
+    // Copied before any wait: the caller may reuse its buffer as soon as this returns.
+    let flushed: Promise<void> | undefined;
+    if (this.#used + lines.length > this.#batch.length) {
+      flushed = this.#flush();
+      this.#batch = this.#newBatch(lines.length);
+    }
+    this.#used += lines.copy(this.#batch, this.#used);
+    await flushed;
+    await this.#added(count);
+  }
+
+  async #added(lines: number): Promise<void> {
+    this.#rows += lines;
+    this.#batchRows += lines;
     if (this.#rows >= this.#maxRows || this.#bytes + this.#used >= this.#maxBytes) await this.#finishPart();
   }
 
@@ -171,21 +195,34 @@ export class PartWriter {
     this.#part = undefined;
   }
 
+  /**
+   * A buffer for the next lines: a spare one gzip is done with, or a new one. Reusing them matters: V8 counts buffers
+   * as external memory and answers a steady stream of new ones with full garbage collections.
+   */
+  #newBatch(room: number): Buffer {
+    if (room <= BATCH_BYTES) return this.#spares.pop() ?? Buffer.allocUnsafe(BATCH_BYTES);
+    return Buffer.allocUnsafe(room);
+  }
+
   async #flush(): Promise<void> {
+    // The batch is taken at once: gzip reads it later, on the thread pool, and the next lines go into a new buffer.
+    const whole = this.#batch;
+    const batch = whole.subarray(0, this.#used);
+    const rows = this.#batchRows;
+    this.#batch = NO_BATCH;
+    this.#used = 0;
+    this.#batchRows = 0;
+    this.#bytes += batch.length;
     if (this.#part === undefined) {
       this.#folderReady ??= mkdir(this.#folder, { recursive: true });
       await this.#folderReady;
       this.#part = this.#openPart();
     }
-    if (this.#used === 0) return;
-    this.#memberLines.push(this.#batchRows);
-    this.#batchRows = 0;
-    // gzip reads the batch later, on the thread pool, so the next lines go into a new buffer.
-    const batch = this.#batch.subarray(0, this.#used);
-    this.#batch = NO_BATCH;
-    this.#used = 0;
-    this.#bytes += batch.length;
-    await this.#part.write(batch);
+    if (batch.length === 0) return;
+    this.#memberLines.push(rows);
+    await this.#part.write(batch, () => {
+      if (whole.length === BATCH_BYTES && this.#spares.length < SPARE_BATCHES) this.#spares.push(whole);
+    });
     crashPoint('mid-file');
   }
 

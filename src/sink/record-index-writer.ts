@@ -3,7 +3,7 @@ import { isTimestamp } from '../transform/cells.js';
 import type { TableSchema } from '../transform/schema.js';
 import { SinkError } from './errors.js';
 import { PartWriter } from './part-writer.js';
-import { createRowSerializer } from './row-serializer.js';
+import { LineEncoder } from './row-serializer.js';
 import type { WrittenFile } from './written-file.js';
 
 /** What the index keeps of a record besides its text's hash: its exact id and its updated_at as served. */
@@ -49,10 +49,10 @@ const INT64_MAX = 2n ** 63n - 1n;
  */
 export class RecordIndexWriter {
   readonly #parts: PartWriter;
-  readonly #serialize: ReturnType<typeof createRowSerializer>;
+  readonly #encoder: LineEncoder;
 
   constructor(options: { dir: string; resource: ResourceName; firstPart?: number }) {
-    this.#serialize = createRowSerializer(recordIndexTable(options.resource));
+    this.#encoder = new LineEncoder(recordIndexTable(options.resource));
     this.#parts = new PartWriter({
       dir: options.dir,
       name: options.resource,
@@ -74,16 +74,9 @@ export class RecordIndexWriter {
       );
     }
     const updatedAt = record.updatedAt !== undefined && isTimestamp(record.updatedAt) ? record.updatedAt : null;
-    return this.#parts.writeLine(
-      this.#serialize({
-        id,
-        updated_at: updatedAt,
-        sha256,
-        part: place?.part ?? null,
-        line: place?.line ?? null,
-        gzip_offset: place?.offset ?? null,
-      }),
-    );
+    // Cells in the order of recordIndexTable's columns.
+    this.#encoder.add([id, updatedAt, sha256, place?.part ?? null, place?.line ?? null, place?.offset ?? null]);
+    return this.#parts.writeLines(this.#encoder.take(), 1);
   }
 
   rotate(evenIfEmpty = false): Promise<WrittenFile[]> {

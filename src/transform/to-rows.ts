@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../shopify/json.js';
-import { RESOURCES, type ResourceName } from '../shopify/resources.js';
+import type { ResourceName } from '../shopify/resources.js';
 import { type Cell, type Row, toCell } from './cells.js';
 import { type ColumnType, type DeclaredTable, EXTRA_COLUMN, POSITION_COLUMN, type Shape } from './schema.js';
 import { TABLES, tablesFor } from './tables/index.js';
@@ -13,8 +13,23 @@ export interface ShapedRecord {
   unknownPaths: string[];
 }
 
+/**
+ * One row of a table as the walker fills it: `cells[i]` is the cell of the table's column `i` (declaration order).
+ * The walker reuses the array for the table's next row: a row handler reads it and must not keep it.
+ */
+export interface RowCells {
+  readonly table: DeclaredTable;
+  readonly cells: Cell[];
+}
+
+/** Fields a record kept in `_extra`: how many, and (for toRows) where. */
+export interface UnknownFields {
+  count: number;
+  paths: string[] | undefined;
+}
+
 type FieldPlan =
-  | { kind: 'column'; column: string; type: ColumnType }
+  | { kind: 'column'; slot: number; type: ColumnType }
   | { kind: 'object'; fields: ObjectPlan; innerPath: string }
   | { kind: 'child'; plan: TablePlan }
   | { kind: 'parent-key' }
@@ -22,24 +37,24 @@ type FieldPlan =
 
 type ObjectPlan = Map<string, FieldPlan>;
 
-interface TablePlan {
-  table: DeclaredTable;
+interface TablePlan extends RowCells {
   fields: ObjectPlan;
-  /** Makes a row with every column null, so every row lists every column. */
-  newRow: () => Row;
+  extraSlot: number;
+  /** The slot of the table's `id`, whose cell its child rows carry as their parent key; -1 without one. */
+  idSlot: number;
 }
 
-/** `prefix` names the columns (`customer_default_address_`), `path` the fields (`customer.default_address.`). */
-function objectPlan(shape: Shape, prefix: string, path: string): ObjectPlan {
+/** `slots` maps column names to places in a row, `path` names the fields (`customer.default_address.`). */
+function objectPlan(shape: Shape, prefix: string, path: string, slots: Map<string, number>): ObjectPlan {
   const plan: ObjectPlan = new Map();
   for (const [field, type] of Object.entries(shape)) {
     plan.set(
       field,
       typeof type === 'string'
-        ? { kind: 'column', column: prefix + field, type }
+        ? { kind: 'column', slot: slots.get(prefix + field) as number, type }
         : {
             kind: 'object',
-            fields: objectPlan(type, `${prefix}${field}_`, `${path}${field}.`),
+            fields: objectPlan(type, `${prefix}${field}_`, `${path}${field}.`, slots),
             innerPath: `${path}${field}.`,
           },
     );
@@ -48,7 +63,8 @@ function objectPlan(shape: Shape, prefix: string, path: string): ObjectPlan {
 }
 
 function tablePlan(table: DeclaredTable): TablePlan {
-  const fields = objectPlan(table.shape, '', '');
+  const slots = new Map(table.columns.map((column, slot) => [column.name, slot]));
+  const fields = objectPlan(table.shape, '', '', slots);
   if (table.parent) {
     fields.set(table.parent.key, { kind: 'parent-key' });
     fields.set(POSITION_COLUMN, { kind: 'position' });
@@ -56,99 +72,83 @@ function tablePlan(table: DeclaredTable): TablePlan {
   for (const child of TABLES.filter((candidate) => candidate.parent?.table === table.name)) {
     fields.set(child.field as string, { kind: 'child', plan: tablePlan(child) });
   }
-  return { table, fields, newRow: rowFactory(table) };
+  return {
+    table,
+    cells: table.columns.map(() => null),
+    fields,
+    extraSlot: slots.get(EXTRA_COLUMN) as number,
+    idSlot: slots.get('id') ?? -1,
+  };
 }
 
 /**
- * A constructor generated from the declared column names (our own constants, quoted with JSON.stringify): rows of
- * 200+ columns then share one hidden class with in-object fields. Copying a template object instead costs ~40× more
- * (measured: 1.4 µs against 55 µs per order row), which alone would exceed the time budget of a whole record.
+ * Flattens API records of one resource into rows of its tables, handing each row to `onRow` as it is complete: the
+ * parent row first, then one per element of each child array, in array order. Pure and total: every field of a
+ * record ends up in a typed column, in a child table, or in the `_extra` JSON column of its row (and is counted), so
+ * nothing is dropped and no value is coerced. Child rows carry the parent's `id` and their 1-based array position; an
+ * element's own field of the same name is checked against them and kept in `_extra` when it differs.
+ *
+ * Rows are filled into one reused array of cells per table rather than built as objects: the backup encodes them
+ * straight into NDJSON bytes, and an object per row (200 properties for an order) cost more than the rest of the walk.
  */
-function rowFactory(table: DeclaredTable): () => Row {
-  const body = table.columns.map((column) => `this[${JSON.stringify(column.name)}] = null;`).join('\n');
-  const RowOf = new Function(body) as unknown as new () => Row;
-  return () => new RowOf();
+export function createRecordWalker(
+  resource: ResourceName,
+  onRow: (row: RowCells) => void,
+): (record: JsonObject, unknowns: UnknownFields) => void {
+  const root = tablePlan(tablesFor(resource).find((table) => table.parent === undefined) as DeclaredTable);
+  const shapeRow = (plan: TablePlan, source: JsonObject, unknowns: UnknownFields, parentId: Cell, position: number) => {
+    const cells = plan.cells;
+    // Cleared here rather than after the row: a walk that threw leaves no cells behind for the next record.
+    cells.fill(null);
+    const key = plan.table.parent?.key;
+    if (key !== undefined) {
+      cells[0] = parentId;
+      cells[1] = position;
+    }
+    let childArrays: [TablePlan, JsonValue[]][] | undefined;
+    let extra: JsonObject | undefined;
+    for (const field in source) {
+      const value = source[field] as JsonValue;
+      const entry = plan.fields.get(field);
+      if (entry?.kind === 'column' || entry?.kind === 'object') {
+        const kept = fillField(entry, value, cells, unknowns, plan.table.name, '', field);
+        if (kept !== undefined) extra = withExtra(extra, field, kept);
+        continue;
+      }
+      if (entry?.kind === 'child' && Array.isArray(value)) {
+        childArrays ??= [];
+        childArrays.push([entry.plan, value]);
+        continue;
+      }
+      const fits =
+        entry?.kind === 'child'
+          ? value === null
+          : entry?.kind === 'parent-key'
+            ? toCell('int64', value) === parentId
+            : entry?.kind === 'position' && value === position;
+      if (!fits) {
+        extra = withExtra(extra, field, value);
+        unknown(unknowns, `${plan.table.name}.${field}`);
+      }
+    }
+    if (extra !== undefined) cells[plan.extraSlot] = toCell('json', extra) as string;
+    const id = plan.idSlot < 0 ? null : (cells[plan.idSlot] ?? null);
+    onRow(plan);
+    if (childArrays === undefined) return;
+    for (const [childPlan, elements] of childArrays) {
+      for (let i = 0; i < elements.length; i++) {
+        const element = elements[i] as JsonValue;
+        if (isObject(element)) shapeRow(childPlan, element, unknowns, id, i + 1);
+        else shapeRow(childPlan, { _element: element }, unknowns, id, i + 1);
+      }
+    }
+  };
+  return (record, unknowns) => shapeRow(root, record, unknowns, null, 0);
 }
 
-const PLANS = new Map<ResourceName, TablePlan>(
-  RESOURCES.map((resource) => {
-    const root = tablesFor(resource).find((table) => table.parent === undefined) as DeclaredTable;
-    return [resource, tablePlan(root)];
-  }),
-);
-
-/** Per-call bookkeeping of fields that went to `_extra`. */
-interface Unknowns {
-  count: number;
-  paths: string[];
-}
-
-/**
- * Flattens one API record into rows of its resource's tables. Pure and total: every field of the record ends up in a
- * typed column, in a child table, or in the `_extra` JSON column of its row (and is counted), so nothing is dropped and
- * no value is coerced. Child rows carry the parent's `id` and their 1-based array position; an element's own field of
- * the same name is checked against them and kept in `_extra` when it differs.
- */
-export function toRows(resource: ResourceName, record: JsonObject): ShapedRecord {
-  const plan = PLANS.get(resource) as TablePlan;
-  const rows: { table: string; row: Row }[] = [];
-  const unknowns: Unknowns = { count: 0, paths: [] };
-  shapeRow(plan, record, rows, unknowns, null, 0);
-  return { rows, unknownFields: unknowns.count, unknownPaths: unknowns.paths };
-}
-
-function shapeRow(
-  plan: TablePlan,
-  source: JsonObject,
-  rows: { table: string; row: Row }[],
-  unknowns: Unknowns,
-  parentId: Cell,
-  position: number,
-): void {
-  const row = plan.newRow();
-  const key = plan.table.parent?.key;
-  if (key !== undefined) {
-    row[key] = parentId;
-    row[POSITION_COLUMN] = position;
-  }
-  rows.push({ table: plan.table.name, row });
-  let childArrays: [TablePlan, JsonValue[]][] | undefined;
-  let extra: JsonObject | undefined;
-  for (const field in source) {
-    const value = source[field] as JsonValue;
-    const entry = plan.fields.get(field);
-    if (entry?.kind === 'column' || entry?.kind === 'object') {
-      const kept = fillField(entry, value, row, unknowns, plan.table.name, '', field);
-      if (kept !== undefined) extra = withExtra(extra, field, kept);
-      continue;
-    }
-    if (entry?.kind === 'child' && Array.isArray(value)) {
-      childArrays ??= [];
-      childArrays.push([entry.plan, value]);
-      continue;
-    }
-    const fits =
-      entry?.kind === 'child'
-        ? value === null
-        : entry?.kind === 'parent-key'
-          ? toCell('int64', value) === parentId
-          : entry?.kind === 'position' && value === position;
-    if (!fits) {
-      extra = withExtra(extra, field, value);
-      unknowns.count++;
-      unknowns.paths.push(`${plan.table.name}.${field}`);
-    }
-  }
-  if (extra !== undefined) row[EXTRA_COLUMN] = toCell('json', extra) as string;
-  if (childArrays === undefined) return;
-  const id = row.id ?? null;
-  for (const [childPlan, elements] of childArrays) {
-    for (let i = 0; i < elements.length; i++) {
-      const element = elements[i] as JsonValue;
-      if (isObject(element)) shapeRow(childPlan, element, rows, unknowns, id, i + 1);
-      else shapeRow(childPlan, { _element: element }, rows, unknowns, id, i + 1);
-    }
-  }
+function unknown(unknowns: UnknownFields, path: string): void {
+  unknowns.count++;
+  unknowns.paths?.push(path);
 }
 
 /**
@@ -158,8 +158,8 @@ function shapeRow(
 function fillField(
   entry: FieldPlan & ({ kind: 'column' } | { kind: 'object' }),
   value: JsonValue,
-  row: Row,
-  unknowns: Unknowns,
+  cells: Cell[],
+  unknowns: UnknownFields,
   table: string,
   parentPath: string,
   field: string,
@@ -167,7 +167,7 @@ function fillField(
   if (entry.kind === 'column') {
     const cell = toCell(entry.type, value);
     if (cell !== undefined) {
-      row[entry.column] = cell;
+      cells[entry.slot] = cell;
       return undefined;
     }
   } else if (value === null) {
@@ -178,18 +178,16 @@ function fillField(
       const innerValue = value[inner] as JsonValue;
       const innerEntry = entry.fields.get(inner);
       if (innerEntry?.kind === 'column' || innerEntry?.kind === 'object') {
-        const kept = fillField(innerEntry, innerValue, row, unknowns, table, entry.innerPath, inner);
+        const kept = fillField(innerEntry, innerValue, cells, unknowns, table, entry.innerPath, inner);
         if (kept !== undefined) extra = withExtra(extra, inner, kept);
       } else {
         extra = withExtra(extra, inner, innerValue);
-        unknowns.count++;
-        unknowns.paths.push(`${table}.${entry.innerPath}${inner}`);
+        unknown(unknowns, `${table}.${entry.innerPath}${inner}`);
       }
     }
     return extra;
   }
-  unknowns.count++;
-  unknowns.paths.push(`${table}.${parentPath}${field}`);
+  unknown(unknowns, `${table}.${parentPath}${field}`);
   return value;
 }
 
@@ -202,4 +200,48 @@ function withExtra(extra: JsonObject | undefined, field: string, value: JsonValu
 
 function isObject(value: JsonValue): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A constructor generated from the declared column names (our own constants, quoted with JSON.stringify): rows of
+ * 200+ columns then share one hidden class with in-object fields. Copying a template object instead costs ~40× more
+ * (measured: 1.4 µs against 55 µs per order row).
+ */
+function rowFactory(table: DeclaredTable): (cells: readonly Cell[]) => Row {
+  const body = table.columns.map((column, i) => `this[${JSON.stringify(column.name)}] = cells[${i}];`).join('\n');
+  const RowOf = new Function('cells', body) as unknown as new (cells: readonly Cell[]) => Row;
+  return (cells) => new RowOf(cells);
+}
+
+interface Flattener {
+  walk: ReturnType<typeof createRecordWalker>;
+  rows: ShapedRecord['rows'];
+}
+
+const FLATTENERS = new Map<ResourceName, Flattener>();
+
+function flattenerOf(resource: ResourceName): Flattener {
+  let flattener = FLATTENERS.get(resource);
+  if (flattener === undefined) {
+    const factories = new Map(tablesFor(resource).map((table) => [table.name, rowFactory(table)]));
+    const rows: ShapedRecord['rows'] = [];
+    const walk = createRecordWalker(resource, ({ table, cells }) => {
+      rows.push({ table: table.name, row: (factories.get(table.name) as (cells: readonly Cell[]) => Row)(cells) });
+    });
+    flattener = { walk, rows };
+    FLATTENERS.set(resource, flattener);
+  }
+  return flattener;
+}
+
+/** The rows of one API record as objects, with where its unknown fields were (see createRecordWalker). */
+export function toRows(resource: ResourceName, record: JsonObject): ShapedRecord {
+  const flattener = flattenerOf(resource);
+  const unknowns: UnknownFields = { count: 0, paths: [] };
+  try {
+    flattener.walk(record, unknowns);
+    return { rows: flattener.rows.slice(), unknownFields: unknowns.count, unknownPaths: unknowns.paths ?? [] };
+  } finally {
+    flattener.rows.length = 0;
+  }
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -122,6 +122,31 @@ describe.each(IMPLEMENTATIONS)('ParquetConverter %s', (_name, create, closeStops
       [3n, 'e'],
     ]);
     expect(await converter.countChanges(before, after)).toEqual({ added: 2, removed: 1, changed: 1, unchanged: 2 });
+  });
+
+  it('re-reads a finished file: rows counted from its bytes, size and sha256; a damaged one rejects', async () => {
+    const { part } = await orderPart(30);
+    const parquet = await converter.convert(part, ORDERS, join(dir, 'parquet'));
+    for (const file of [part, parquet]) {
+      expect(await converter.reread(file.path, file.format)).toEqual({
+        rows: 30,
+        ...(await hashFile(file.path)),
+      });
+    }
+    const cut = join(dir, 'cut.ndjson.gz');
+    await writeFile(cut, (await readFile(part.path)).subarray(0, Math.floor(part.bytes / 2)));
+    await expect(converter.reread(cut, 'ndjson')).rejects.toMatchObject({ code: 'ERR_SINK_COUNT' });
+    expect((await converter.reread(part.path, 'ndjson')).rows).toBe(30);
+  });
+
+  it('re-reads beside a conversion in progress rather than after it', async () => {
+    const large = (await orderPart(2_000, 'large')).part;
+    const small = (await orderPart(1, 'small')).part;
+    const finished: string[] = [];
+    const converting = converter.convert(large, ORDERS, join(dir, 'parquet')).then(() => finished.push('convert'));
+    const rereading = converter.reread(small.path, small.format).then(() => finished.push('reread'));
+    await Promise.all([converting, rereading]);
+    expect(finished).toEqual(['reread', 'convert']);
   });
 
   it('refuses work after close, and close does not hang on a conversion in progress', async () => {
