@@ -17,9 +17,10 @@ import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './window
 
 /**
  * The first page of a resource too large for one page, where the bucket's room is large enough that the crawl's first
- * seconds are the chains', not the leak's (CrawlContext.burstFits): a few records, answered in a fraction of a full page's time,
- * tell where the records begin and how densely, so every window can start a round trip of a full page sooner. It costs
- * about one request more than full pages alone: where the leak decides from the start, the leak's time.
+ * seconds are the chains', not the leak's (CrawlContext.burstFits): a few records, answered in a fraction of a full
+ * page's time, tell where the records begin and how densely, so every window can start a round trip of a full page
+ * sooner. It costs about one request more than full pages alone: where the leak decides from the start, the leak's
+ * time.
  */
 const PROBE_LIMIT = 25;
 /** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
@@ -383,11 +384,6 @@ export class ResourceCrawl {
     return this.density > 0;
   }
 
-  /** Cuts the rest of `chain`'s window into `windows`, now: past its page in flight, if any (see split). */
-  requestSplit(chain: Chain, windows: number): void {
-    this.split(chain, windows);
-  }
-
   private fail(error: unknown): void {
     if (!this.failure) this.failure = { error };
     this.channel.fail(error);
@@ -609,7 +605,7 @@ export class ResourceCrawl {
    * probably bring (with a margin, IN_FLIGHT_MARGIN), so a slot that frees is used at once; should the page bring more,
    * the copies it lists of the next window's records wait there for that window's chain (newest-copy.ts).
    */
-  private split(chain: Chain, windows: number): void {
+  split(chain: Chain, windows: number): void {
     const ahead = this.spanAhead(chain);
     if (!ahead || windows < 2) return;
     const share = (ahead.endMs - ahead.fromMs) / windows;

@@ -146,8 +146,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   };
 
   /** The shop's crawl as chain-plan.ts models it: the work ahead, the chains running, the bucket. */
-  const crawlModel = (work: { requests: number; workMs: number } | undefined, chains: number) => {
+  const crawlModel = (work: { requests: number; workMs: number } | undefined) => {
     const bucket = client.pacer.state();
+    let chains = 0;
+    for (const crawl of crawls) for (const chain of crawl.chains) if (!chain.done) chains++;
     return {
       requests: work?.requests ?? 0,
       chains,
@@ -158,13 +160,17 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     };
   };
 
-  // A late page is asked for again only where that costs no other request its slot nor its share of the leak: a
-  // slot is free, nothing waits for one, the bucket has room now and the leak does not decide the crawl's finish.
-  const hedges = new HedgedRequests(() => {
-    if (queue.size > 0 || queue.pending >= depth || client.pacer.state().room < 1) return false;
+  /** Whether a request more costs the crawl no time: the leak does not decide its finish (chain-plan.ts). */
+  const requestsFree = (): boolean => {
     const work = workAhead();
-    return work !== undefined && !leakDecides(crawlModel(work, queue.pending));
-  });
+    return work !== undefined && !leakDecides(crawlModel(work));
+  };
+
+  // A late page is asked for again only where that costs no other request its slot nor its share of the leak: a
+  // slot is free, nothing waits for one, the bucket has room now and requests are free.
+  const hedges = new HedgedRequests(
+    () => queue.size === 0 && queue.pending < depth && client.pacer.state().room >= 1 && requestsFree(),
+  );
 
   // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl sooner, counting their
   // partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows go to
@@ -178,19 +184,17 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     const work = workAhead();
     if (work === undefined && Number.isFinite(bucket.planningLeakPerSecond)) return;
     const open: Array<{ crawl: ResourceCrawl; chain: Chain } & ChainWork> = [];
-    let chains = 0;
     let unplannedMs = 0;
     for (const crawl of crawls) {
       for (const chain of crawl.chains) {
-        if (chain.done) continue;
-        chains++;
-        if (crawl.planned)
+        if (!chain.done && crawl.planned)
           open.push({ crawl, chain, pages: crawl.remainingPages(chain), pageMs: pageMs(crawl.resource) });
       }
       if (!crawl.planned) unplannedMs += workOf(crawl)?.workMs ?? 0;
     }
     const totalMs = work?.workMs ?? 0;
-    const crawl = crawlModel(work, chains);
+    const crawl = crawlModel(work);
+    const chains = crawl.chains;
     const minPages = minPagesPerWindow(leakDecides(crawl));
     const wanted = chainsWorthRunning({ ...crawl, open, minPages });
     const reserved = totalMs > 0 ? Math.round((wanted * unplannedMs) / totalMs) : 0;
@@ -198,7 +202,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     if (extra <= 0) return;
     spreadChains(open, extra, minPages).forEach((windows, i) => {
       const entry = open[i];
-      if (entry !== undefined && windows > 1) entry.crawl.requestSplit(entry.chain, windows);
+      if (entry !== undefined && windows > 1) entry.crawl.split(entry.chain, windows);
     });
   };
 
@@ -242,7 +246,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
     pageLimit: (resource) => {
       const work = workAhead();
-      if (work === undefined || leakDecides(crawlModel(work, depth))) return PAGE_LIMIT;
+      if (work === undefined || leakDecides(crawlModel(work))) return PAGE_LIMIT;
       return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT);
     },
     request: (url, read, { priority, shape, onRetry, onHedge, wanted }) => {
