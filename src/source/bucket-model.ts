@@ -41,15 +41,20 @@ const SMALLEST_BUCKET = 40;
 const MIN_SAMPLE_SPAN_MS = 600;
 const MAX_SAMPLE_SPAN_MS = 2000;
 /**
- * A request that finds the bucket empty, sent at least DRAIN_SPAN_MS into the crawl, proves that the bucket leaked
- * every answer that came back before it left. When that rate is DRAIN_FACTOR times Shopify's tier guess or more, the
- * bucket drains far faster than we send: it does not limit us (for DRAIN_MEMORY_MS, unless proven again). A smaller
- * rate proves nothing: a Basic shop behind slow answers also empties its bucket.
+ * A drain proof: the requests we sent in the DRAIN_WINDOW_MS before a request (up to ARRIVAL_MARGIN_MS before it, so
+ * they surely arrived first) were all counted after the earliest of them, and the request found the bucket at `used`,
+ * so all but `used - 1` of them had leaked by then: the leak is at least that many over that span. When the rate is
+ * DRAIN_FACTOR times Shopify's tier guess or more, the guess is wrong for this shop: it leaks faster than we send, and
+ * does not limit us (for DRAIN_MEMORY_MS, unless proven again). No proof exceeds the rate we sent at, so a factor
+ * near 1 lets a crawl that sends a little faster than the guess find out; a span of DRAIN_SPAN_MS or more keeps the
+ * requests' unequal ways to the shop from passing for a leak. A Basic shop (2/s) cannot show 3/s.
  */
-const DRAIN_SPAN_MS = 100;
-const DRAIN_FACTOR = 3;
+const DRAIN_WINDOW_MS = 2000;
+const ARRIVAL_MARGIN_MS = 250;
+const DRAIN_SPAN_MS = 500;
+const DRAIN_FACTOR = 1.5;
 const DRAIN_MEMORY_MS = 1000;
-/** Sends whose answers are awaited (for the drain proof) are forgotten past this many. */
+/** Send times kept for the drain proof: more than a depth of 20 sends in DRAIN_WINDOW_MS plus a slow round trip. */
 const SENDS_REMEMBERED = 1024;
 const SAMPLE_HISTORY = 128;
 const ESTIMATES_KEPT = 9;
@@ -76,10 +81,9 @@ export class BucketModel {
   private readonly estimates: number[] = [];
   /** Whether an answer ever showed more than one request in the bucket. */
   private inUse = false;
-  private firstSendMs: number | undefined;
-  /** Answers observed so far, and how many had been observed when each awaited request was sent. */
-  private answered = 0;
-  private readonly answeredAtSend = new Map<number, number>();
+  /** Send times of the last SENDS_REMEMBERED sends, at their sequence number modulo that (for the drain proof). */
+  private readonly sendTimes: number[] = [];
+  private lastRefusedMs = Number.NEGATIVE_INFINITY;
   /** When an answer last proved the bucket drained (see DRAIN_SPAN_MS). */
   private drainedAtMs = Number.NEGATIVE_INFINITY;
   /** The leak the last drain proved, at least. */
@@ -125,8 +129,8 @@ export class BucketModel {
 
   /**
    * The leak to plan the crawl with: how many requests per second the bucket takes once its room is spent. Infinity
-   * while no answer ever showed the bucket in use. After a request lately found it empty (everything answered before
-   * it had leaked): Infinity if the pacer held no send back in the second before, else at least the rate that proved.
+   * while no answer ever showed the bucket in use. After a request lately proved a drain faster than the guess (see
+   * DRAIN_WINDOW_MS): Infinity if the pacer held no send back in the second before, else at least the rate proved.
    * A rate measured then is only what we sent, too low to plan with. Otherwise the measured rate, or until measured
    * the tier guess.
    */
@@ -158,9 +162,7 @@ export class BucketModel {
     this.level = this.levelAt(nowMs) + 1;
     this.levelAtMs = nowMs;
     this.sends += 1;
-    this.firstSendMs ??= nowMs;
-    this.answeredAtSend.set(this.sends, this.answered);
-    if (this.answeredAtSend.size > SENDS_REMEMBERED) this.answeredAtSend.delete(this.sends - SENDS_REMEMBERED);
+    this.sendTimes[this.sends % SENDS_REMEMBERED] = nowMs;
     return this.sends;
   }
 
@@ -202,6 +204,7 @@ export class BucketModel {
    */
   markRefused(nowMs: number, full: boolean): void {
     this.refused++;
+    this.lastRefusedMs = nowMs;
     if (!full || this.max === undefined) return;
     // One backoff per overflow episode: the other requests already in flight overflow with it.
     if (this.learnedLeak && this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
@@ -214,17 +217,24 @@ export class BucketModel {
     this.levelAtMs = nowMs;
   }
 
-  /** A slow answer may have left late, after more answers than it was sent after: it proves no drain. */
+  /** A slow answer may have waited before the server counted it: it proves no drain (see DRAIN_WINDOW_MS). */
   private noteDrain(sample: BucketSample, max: number, prompt: boolean, nowMs: number): void {
-    const answeredBefore = this.answeredAtSend.get(sample.seq);
-    this.answeredAtSend.delete(sample.seq);
-    this.answered++;
     if (sample.used > 1) this.inUse = true;
-    const spanMs = sample.sendMs - (this.firstSendMs ?? sample.sendMs);
-    if (!prompt || !this.inUse || sample.used > 1 || answeredBefore === undefined || spanMs < DRAIN_SPAN_MS) return;
-    // Answers that came back before this request left were counted before it arrived, and it found the bucket empty:
-    // its header counts itself, so all but `used - 1` of them had leaked.
-    const leakedAtLeast = ((answeredBefore + 1 - sample.used) * 1000) / spanMs;
+    if (!prompt || !this.inUse) return;
+    let counted = 0;
+    let earliestMs = sample.sendMs;
+    for (let seq = sample.seq - 1; seq >= 1 && seq > sample.seq - SENDS_REMEMBERED; seq--) {
+      const sentMs = this.sendTimes[seq % SENDS_REMEMBERED] as number;
+      if (sentMs < sample.sendMs - DRAIN_WINDOW_MS) break;
+      if (sentMs > sample.sendMs - ARRIVAL_MARGIN_MS) continue;
+      counted++;
+      earliestMs = sentMs;
+    }
+    const spanMs = sample.sendMs - earliestMs;
+    // A request refused with 429 in the span was never counted.
+    if (spanMs < DRAIN_SPAN_MS || this.lastRefusedMs >= earliestMs) return;
+    // Its header counts itself: all but `used - 1` of the requests counted before it had leaked.
+    const leakedAtLeast = ((counted + 1 - sample.used) * 1000) / spanMs;
     if (leakedAtLeast >= DRAIN_FACTOR * tierLeakPerSecond(max)) {
       this.drainedAtMs = nowMs;
       this.drainedLeak = leakedAtLeast;

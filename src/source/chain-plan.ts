@@ -148,6 +148,8 @@ export function spreadChains(chains: readonly ChainWork[], extra: number, minPag
 const CLOSING_PAGES = 2;
 /** The smallest page at a crawl's end: each page also costs its round trip's fixed part. */
 const SMALLEST_CLOSING_PAGE = 50;
+/** A chain's last page asks for this many times the records its window is expected to hold still. */
+const LAST_PAGE_MARGIN = 1.5;
 
 /**
  * Records a full-sized page asks for at a crawl's end, where windows are free (the leak does not decide). A crawl ends
@@ -155,12 +157,24 @@ const SMALLEST_CLOSING_PAGE = 50;
  * is left per slot, the smaller the pages, so that the slots finish together. With CLOSING_PAGES full pages of work
  * per slot or more ahead, full pages; below, pages shrink with the work, to no fewer than SMALLEST_CLOSING_PAGE. With
  * one slot nothing idles, and where half a page takes less than WORTHWHILE_MS nothing is gained.
+ *
+ * A smaller page helps only by leaving the rest of its window to other windows; the chain's own pages follow one
+ * another, each with its round trip's fixed part. So a chain whose window holds little more than the page
+ * (`chainRecords`, LAST_PAGE_MARGIN) asks for all of it: one round trip instead of two in a row after a slow page.
  */
-export function closingPageLimit(workMs: number, slots: number, pageMs: number, fullPage: number): number {
+export function closingPageLimit(
+  workMs: number,
+  slots: number,
+  pageMs: number,
+  fullPage: number,
+  chainRecords: number,
+): number {
   const workMsPerSlot = workMs / slots;
   if (slots < 2 || pageMs / 2 < WORTHWHILE_MS || workMsPerSlot >= CLOSING_PAGES * pageMs) return fullPage;
   const share = workMsPerSlot / (CLOSING_PAGES * pageMs);
-  return Math.max(SMALLEST_CLOSING_PAGE, Math.min(fullPage, Math.ceil(fullPage * share)));
+  const closing = Math.max(SMALLEST_CLOSING_PAGE, Math.min(fullPage, Math.ceil(fullPage * share)));
+  const lastPage = Math.ceil(chainRecords * LAST_PAGE_MARGIN);
+  return lastPage <= fullPage ? Math.max(closing, lastPage) : closing;
 }
 
 /** The fewest requests a complete crawl needs: full pages of `pageLimit`, plus a count before and after each resource. */

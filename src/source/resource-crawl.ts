@@ -67,8 +67,11 @@ export interface CrawlContext {
   apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
   /** The round trip of one of this resource's full pages, as the session estimates it (see ShopSession). */
   pageMs(resource: ResourceName): number;
-  /** Records to ask for on a full-sized page now: fewer at the crawl's end, where windows are free (see ShopSession). */
-  pageLimit(resource: ResourceName): number;
+  /**
+   * Records to ask for on a full-sized page now, for a chain whose window holds about `chainRecords` more: fewer at the
+   * crawl's end, where windows are free (see ShopSession).
+   */
+  pageLimit(resource: ResourceName, chainRecords: number): number;
   /** Whether the bucket's free room is large enough that the crawl's first seconds are the chains', not the leak's. */
   burstFits(): Promise<boolean>;
   /** A page landed, a chain ended or a resource learned its size: cut more windows where they pay for themselves. */
@@ -501,7 +504,10 @@ export class ResourceCrawl {
     const window = chain.window;
     const since = chain.sinceId;
     // The probe and a size the shop forced down stand; otherwise the crawl's end may want smaller pages.
-    const sent = chain.size.limit < PAGE_LIMIT ? chain.size.limit : this.context.pageLimit(this.resource);
+    const sent =
+      chain.size.limit < PAGE_LIMIT
+        ? chain.size.limit
+        : this.context.pageLimit(this.resource, this.remainingPages(chain) * PAGE_LIMIT);
     const url = this.context.apiUrl(`${this.resource}.json`, chainPageQuery(this.filters, window, since, sent));
     await this.pageRoom();
     // The chain with the most work left goes first when the bucket holds requests back (see Pacer).

@@ -244,10 +244,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       const bucket = client.pacer.state();
       return !Number.isFinite(bucket.planningLeakPerSecond) || bucket.room > BURST_DEPTHS * depth;
     },
-    pageLimit: (resource) => {
+    pageLimit: (resource, chainRecords) => {
       const work = workAhead();
       if (work === undefined || leakDecides(crawlModel(work))) return PAGE_LIMIT;
-      return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT);
+      return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT, chainRecords);
     },
     request: (url, read, { priority, shape, onRetry, onHedge, wanted }) => {
       const send = (signal?: AbortSignal, started?: () => void) =>

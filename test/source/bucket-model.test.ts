@@ -136,13 +136,34 @@ describe('BucketModel.planningLeak', () => {
     ['an opening burst into a Basic bucket: the tier guess', 40, burst(), 200, 2],
     ['the same into a Plus bucket', 400, burst(), 200, 20],
     [
-      'a bucket in use whose requests sent 400 ms later find it empty: drained faster than we send',
+      'a bucket in use whose requests sent 600 ms later find it empty: drained faster than we send',
+      40,
+      [...burst(), [600, 1]],
+      800,
+      Number.POSITIVE_INFINITY,
+    ],
+    ['that proof a second later: the tier guess again', 40, [...burst(), [600, 1]], 1800, 2],
+    [
+      'an empty bucket 400 ms after the burst: too short a span to tell a leak from unequal ways there',
       40,
       [...burst(), [400, 1]],
       600,
+      2,
+    ],
+    [
+      'a bucket at 4 of 40, 600 ms after a burst of 6: 3 leaked, 5/s, above 1.5 times the tier guess',
+      40,
+      [...burst(), [600, 4]],
+      800,
       Number.POSITIVE_INFINITY,
     ],
-    ['that proof a second later: the tier guess again', 40, [...burst(), [400, 1]], 1600, 2],
+    [
+      'a bucket at 6 of 40, 600 ms after a burst of 6: 1 leaked, 1.7/s, which a Basic shop leaks',
+      40,
+      [...burst(), [600, 6]],
+      800,
+      2,
+    ],
     [
       'an empty bucket 3 s in, when no more than the tier guess leaked: answers were slow, the leak is not fast',
       40,
@@ -165,11 +186,21 @@ describe('BucketModel.planningLeak', () => {
     const model = new BucketModel(3);
     for (const used of [1, 2, 3, 4, 5, 6]) model.observe({ sendMs: 0, seq: model.send(0), used }, 40, 100);
     model.noteHeld(300);
-    model.observe({ sendMs: 400, seq: model.send(400), used: 1 }, 40, 500);
-    // The request counted itself only: all 6 answers before it had leaked within 400 ms, at least 15/s, above the
-    // tier guess of 2/s.
-    expect(model.planningLeak(600)).toBe(15);
-    expect(model.planningLeak(1600)).toBe(2);
+    model.observe({ sendMs: 600, seq: model.send(600), used: 1 }, 40, 700);
+    // The request counted itself only: all 6 sent before it had leaked within 600 ms, at least 10/s, above the tier
+    // guess of 2/s.
+    expect(model.planningLeak(800)).toBe(10);
+    expect(model.planningLeak(1800)).toBe(2);
+  });
+
+  it.each([
+    ['40 leaking 20/s, fed at 3.5/s: the tier guess is wrong, the bucket does not limit us', 40, 20, 3.5, Infinity],
+    ['40 leaking 2/s (Basic) fed at 3.5/s: never proven faster', 40, 2, 3.5, 2],
+    ['80 leaking 4/s (Advanced) fed at 5.5/s: never proven faster', 80, 4, 5.5, 4],
+  ])('%s', (_name, max, leak, sendsPerSecond, expected) => {
+    const model = fedModel(max, leak, sendsPerSecond, 6000);
+    if (Number.isFinite(expected)) expect(model.planningLeak(6000)).toBeCloseTo(expected, 0);
+    else expect(model.planningLeak(6000)).toBe(expected);
   });
 
   it('plans with the measured leak once it is known', () => {
@@ -177,6 +208,24 @@ describe('BucketModel.planningLeak', () => {
     expect(busyModel(40, 20).planningLeak(6000)).toBeGreaterThan(16);
   });
 });
+
+/**
+ * A model that watched an empty server bucket leaking `leak`/s fed by our sends at `sendsPerSecond` for `forMs`, each
+ * answered 100 ms later with the level the server counted it at.
+ */
+function fedModel(max: number, leak: number, sendsPerSecond: number, forMs: number): BucketModel {
+  const model = new BucketModel(2);
+  let serverLevel = 0;
+  let lastMs = 0;
+  for (let t = 0; t <= forMs; t += 1000 / sendsPerSecond) {
+    serverLevel = Math.max(0, serverLevel - ((t - lastMs) * leak) / 1000);
+    lastMs = t;
+    if (serverLevel + 1 > max) continue;
+    serverLevel += 1;
+    model.observe({ sendMs: t, seq: model.send(t), used: Math.ceil(serverLevel) }, max, t + 100);
+  }
+  return model;
+}
 
 /** A model that watched a server bucket fed by our sends at 1.5× its leak rate for 5 s, starting half full. */
 function busyModel(max: number, leak: number): BucketModel {

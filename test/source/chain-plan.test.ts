@@ -164,7 +164,16 @@ describe('closingPageLimit', () => {
     ['one slot: nothing idles, full pages', 1_000, 1, 2_000, 250],
     ['pages of 300 ms: half a page is not worth a request', 20 * 300, 20, 300, 250],
   ])('%s', (_name, workMs, slots, pageMs, expected) => {
-    expect(closingPageLimit(workMs, slots, pageMs, 250)).toBe(expected);
+    expect(closingPageLimit(workMs, slots, pageMs, 250, 1_000)).toBe(expected);
+  });
+
+  it.each([
+    ['a window of 100 left after a slow page: one page of 150, not two of 50', 100, 150],
+    ['a window of 40: one page of 60', 40, 60],
+    ['a window of 160: one page of 240', 160, 240],
+    ['a window of 400: the closing size, the rest goes to other windows', 400, 50],
+  ])('%s', (_name, chainRecords, expected) => {
+    expect(closingPageLimit(20 * 100, 20, 2_000, 250, chainRecords)).toBe(expected);
   });
 });
 
