@@ -69,6 +69,8 @@ export interface Filters<F extends AnyFacts> {
   match(facts: F): boolean;
   /** Bounds on the default sort value of generated records; see View.base.range. */
   range: ValueRange | undefined;
+  /** Bounds on created_at of generated records; see View.base.created. */
+  created: ValueRange | undefined;
   sinceId: bigint | undefined;
   ids: bigint[] | undefined;
   /** No filter applies: every record matches. */
@@ -147,7 +149,15 @@ export function parseFilters(
   const sent: Record<string, string> = {};
   for (const [name, value] of Object.entries(query)) if (allowed.includes(name)) sent[name] = value;
   if (options.ignoreFilters === true) {
-    return { sent: {}, match: () => true, range: undefined, sinceId: undefined, ids: undefined, trivial: true };
+    return {
+      sent: {},
+      match: () => true,
+      range: undefined,
+      created: undefined,
+      sinceId: undefined,
+      ids: undefined,
+      trivial: true,
+    };
   }
   const params =
     options.ignoreFilters === 'created_at'
@@ -223,6 +233,7 @@ export function parseFilters(
       return true;
     },
     range: range.min === undefined && range.max === undefined ? undefined : range,
+    created: created.min === undefined && created.max === undefined ? undefined : created,
     sinceId,
     ids,
     trivial: predicates.length === 0 && ids === undefined,

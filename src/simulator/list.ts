@@ -8,6 +8,7 @@ import { FILTERS, FilterError, type Filters, parseFilters } from './filters.js';
 import { customerIndexFromEmail } from './generate/customer.js';
 import type { AnyFacts, CustomerFacts, OrderFacts } from './generate/facts.js';
 import { productShape } from './generate/product.js';
+import { jsonBytes } from './json-bytes.js';
 import type { SortSpec } from './models.js';
 import { decodePageInfo, encodePageInfo } from './page-info.js';
 import { countView, readPage, type SortKey, type View } from './paging.js';
@@ -51,6 +52,7 @@ function filtersOf(
       sent: kept,
       match: (facts) => test(facts as CustomerFacts),
       range: undefined,
+      created: undefined,
       sinceId: undefined,
       ids: undefined,
       trivial: query.trim() === '',
@@ -148,6 +150,7 @@ function buildView(
       facts: (index) => store.model.facts(index),
       skip: (index) => store.isShadowed(index),
       range: sort.kind === 'default' ? filters.range : undefined,
+      created: filters.created,
     },
     extras: store.sortedOverlay(sort),
     match: filters.match,
@@ -204,16 +207,12 @@ export function handleList(state: ShopState, resource: ResourceName, request: Si
   const oversized = oversizedPageReply(state, resource, limit, page.entries);
   if (oversized) return oversized;
   const store = state.store(resource);
-  const parts = page.entries.map((entry) =>
-    fields ? serialize(project(store.recordOf(entry), fields)) : store.textOf(entry),
-  );
   const envelope = scope.kind === 'customer-orders' ? 'orders' : resource;
-  const reply: Reply = {
-    status: 200,
-    text: `{"${envelope}":[${parts.join(',')}]}`,
-    records: parts.length,
-    faultable: true,
-  };
+  const head = `{"${envelope}":[`;
+  const body = fields
+    ? jsonBytes(head, page.entries, (entry) => serialize(project(store.recordOf(entry), fields)), ']}').body
+    : store.servedBody(head, page.entries, ']}');
+  const reply: Reply = { status: 200, text: body, records: page.entries.length, faultable: true };
   if (resource === 'products' && state.options.latency.perVariantMs > 0)
     reply.variants = variantsOf(state, page.entries);
   const first = page.entries[0];

@@ -35,6 +35,12 @@ export interface View<F extends BaseFacts> {
     skip(index: number): boolean;
     /** Bounds on the sort value that hold for every generated record the filters can match. */
     range: ValueRange | undefined;
+    /**
+     * Bounds on created_at that hold for every generated record the filters can match. Generated records are created
+     * in index order (createdMsOf), so within each of the order's ascending runs the matches lie together: a since_id
+     * page past the end of its created_at window skips the rest of the shop instead of building every record's facts.
+     */
+    created?: ValueRange | undefined;
   } | null;
   /** Sorted in `sort` order. */
   extras: readonly Entry<F>[];
@@ -71,19 +77,45 @@ function* walkBase<F extends BaseFacts>(view: View<F>, from: SortKey | null, bac
     }
   }
   const keyAt = (p: number) => keyOf(sort, base.facts(order.indexAt(p)));
+  const spans = createdSpans(base, lo, hi);
   if (!backward) {
     const start = from ? firstPosition(lo, hi, (p) => compareKeys(sort, keyAt(p), from) > 0) : lo;
-    for (let p = start; p < hi; p++) {
-      const index = order.indexAt(p);
-      if (!base.skip(index)) yield { facts: base.facts(index) };
+    for (const [first, end] of spans) {
+      for (let p = Math.max(first, start); p < end; p++) {
+        const index = order.indexAt(p);
+        if (!base.skip(index)) yield { facts: base.facts(index) };
+      }
     }
   } else {
     const start = from ? firstPosition(lo, hi, (p) => compareKeys(sort, keyAt(p), from) >= 0) - 1 : hi - 1;
-    for (let p = start; p >= lo; p--) {
-      const index = order.indexAt(p);
-      if (!base.skip(index)) yield { facts: base.facts(index) };
+    for (let k = spans.length - 1; k >= 0; k--) {
+      const [first, end] = spans[k] as Span;
+      for (let p = Math.min(end - 1, start); p >= first; p--) {
+        const index = order.indexAt(p);
+        if (!base.skip(index)) yield { facts: base.facts(index) };
+      }
     }
   }
+}
+
+type Span = readonly [first: number, end: number];
+
+/** The positions in [lo, hi) a walk visits, in order: all of them, or the created_at bounds' part of each run. */
+function createdSpans<F extends BaseFacts>(base: NonNullable<View<F>['base']>, lo: number, hi: number): Span[] {
+  const { order, created } = base;
+  if (created === undefined || order.ascendingRuns === undefined) return [[lo, hi]];
+  const createdAt = (p: number) => base.facts(order.indexAt(p)).createdMs;
+  const spans: Span[] = [];
+  for (const [runFirst, runEnd] of order.ascendingRuns) {
+    const end = Math.min(runEnd, hi);
+    let first = Math.max(runFirst, lo);
+    if (first >= end) continue;
+    if (created.min !== undefined) first = firstPosition(first, end, (p) => createdAt(p) >= (created.min as number));
+    const last =
+      created.max === undefined ? end : firstPosition(first, end, (p) => createdAt(p) > (created.max as number));
+    if (first < last) spans.push([first, last]);
+  }
+  return spans;
 }
 
 function* walkExtras<F extends BaseFacts>(view: View<F>, from: SortKey | null, backward: boolean): Generator<Entry<F>> {

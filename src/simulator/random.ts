@@ -23,6 +23,12 @@ export function unitHash(...parts: number[]): number {
   return hash32(...parts) / 0x100000000;
 }
 
+const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+function hexByte(byte: number): string {
+  return HEX_BYTES[byte] as string;
+}
+
 /** mulberry32: small, fast and good enough for test data; one instance per record keeps records independent. */
 export class Rng {
   private state: number;
@@ -74,10 +80,15 @@ export class Rng {
     return (choices[choices.length - 1] as readonly [T, number])[0];
   }
 
+  /** Lowercase hex digits, 8 per uint32 drawn (high byte first); a byte table is ten times toString(16) here. */
   hex(length: number): string {
     let out = '';
-    while (out.length < length) out += this.uint32().toString(16).padStart(8, '0');
-    return out.slice(0, length);
+    while (out.length < length) {
+      const value = this.uint32();
+      out +=
+        hexByte(value >>> 24) + hexByte((value >>> 16) & 0xff) + hexByte((value >>> 8) & 0xff) + hexByte(value & 0xff);
+    }
+    return out.length === length ? out : out.slice(0, length);
   }
 }
 

@@ -20,7 +20,8 @@ export interface SimRequest {
 
 export interface Reply {
   status: number;
-  text: string;
+  /** The body: JSON text, or its UTF-8 bytes (list pages). */
+  text: string | Buffer;
   headers?: Record<string, string>;
   /** Records in the body, for the per-record latency. */
   records: number;

@@ -72,7 +72,7 @@ function showOne(state: ShopState, resource: ResourceName, request: SimRequest, 
   const fields = parseFields(request.query.get('fields'));
   const key = SINGULAR[resource];
   if (fields) return jsonReply(200, { [key]: project(store.recordOf(entry), fields) }, 1);
-  return { status: 200, text: `{"${key}":${store.textOf(entry)}}`, records: 1 };
+  return { status: 200, text: store.servedBody(`{"${key}":`, [entry], '}'), records: 1 };
 }
 
 /**

@@ -73,16 +73,17 @@ async function send(
   response: ServerResponse,
   status: number,
   headers: Record<string, string | number>,
-  text: string,
+  text: string | Buffer,
   fault: FaultDecision | undefined,
 ): Promise<void> {
   if (fault === undefined || (fault.body === 'intact' && fault.slowMs === 0)) {
-    // Written as a string: the socket encodes it once, with no 2.5 MB Buffer per page for the collector.
+    // A text body (errors, counts, writes) is written as a string: the socket encodes it once. List pages come as
+    // bytes already (json-bytes.ts).
     response.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(text) });
     response.end(text);
     return;
   }
-  const body = Buffer.from(text);
+  const body = typeof text === 'string' ? Buffer.from(text) : text;
   const cut = Math.max(1, Math.floor(body.length * (fault?.cutAt ?? 1)));
   const destroyAfter = (part: Buffer) => response.write(part, () => response.socket?.destroy());
   switch (fault?.body) {

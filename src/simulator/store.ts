@@ -1,6 +1,7 @@
 import { type JsonObject, stringifyJson } from '../shopify/json.js';
 import type { BaseFacts } from './generate/facts.js';
 import type { IdSpace } from './ids.js';
+import { jsonBytes } from './json-bytes.js';
 import { compareSortValues, type ResourceModel, type SortSpec } from './models.js';
 
 /** One live record: generated (facts only, record built on demand) or held in the overlay (record present). */
@@ -13,9 +14,11 @@ export interface Entry<F extends BaseFacts> {
 export interface BaseOrder {
   readonly length: number;
   indexAt(position: number): number;
+  /** Position ranges [first, end) in which the index grows with the position; undefined when not known. */
+  readonly ascendingRuns?: readonly (readonly [first: number, end: number])[];
 }
 
-const TEXT_CACHE_SIZE = 2000;
+const SERVED_CACHE_SIZE = 2000;
 
 /**
  * The records of one resource: the generated ones (never stored, rebuilt from their index) plus a small overlay of
@@ -26,8 +29,8 @@ export class ResourceStore<F extends BaseFacts> {
   /** Generated indices that were updated (their current version is in the overlay) or deleted. */
   private readonly shadowed = new Set<number>();
   private readonly overlay = new Map<bigint, Entry<F>>();
-  private readonly texts = new Map<number, string>();
-  private textCacheSize = TEXT_CACHE_SIZE;
+  private readonly served = new Map<number, Uint8Array>();
+  private servedCacheSize = SERVED_CACHE_SIZE;
   private readonly baseOrders = new Map<string, BaseOrder>();
   private readonly overlaySortCache = new Map<string, { version: number; entries: Entry<F>[] }>();
   private created = 0;
@@ -65,26 +68,44 @@ export class ResourceStore<F extends BaseFacts> {
     return entry.record ?? this.model.build(entry.facts);
   }
 
-  /** The served JSON text of a record; generated records are cached in a small LRU. */
-  textOf(entry: Entry<F>): string {
-    if (entry.record) return serialize(entry.record);
-    const index = entry.facts.index;
-    const cached = this.texts.get(index);
-    if (cached !== undefined) {
-      this.texts.delete(index);
-      this.texts.set(index, cached);
-      return cached;
-    }
-    const text = serialize(this.model.build(entry.facts));
-    this.texts.set(index, text);
-    if (this.texts.size > this.textCacheSize) this.texts.delete(this.texts.keys().next().value as number);
-    return text;
+  /**
+   * `head`, the served JSON of the entries joined by commas, and `tail`, as UTF-8 bytes. A generated record's bytes
+   * are kept in a small LRU for the next reply that serves it. Bytes rather than text: a kept string (two bytes a
+   * character, as almost every order holds one above Latin-1) was copied out of V8's young generation by each
+   * collection it survived; bytes live outside the heap, slices of the body they were sent in.
+   */
+  servedBody(head: string, entries: readonly Entry<F>[], tail: string): Buffer {
+    const served = jsonBytes(head, entries, (entry) => this.servedOf(entry), tail);
+    entries.forEach((entry, k) => {
+      const part = served.parts[k];
+      if (part?.encoded) this.keep(entry, part.bytes);
+    });
+    return served.body;
   }
 
-  /** Keeps the served text of every generated record from now on (see ShopOptions.prerender). */
+  private servedOf(entry: Entry<F>): string | Uint8Array {
+    if (entry.record) return serialize(entry.record);
+    const index = entry.facts.index;
+    const kept = this.served.get(index);
+    if (kept === undefined) return serialize(this.model.build(entry.facts));
+    this.served.delete(index);
+    this.served.set(index, kept);
+    return kept;
+  }
+
+  private keep(entry: Entry<F>, bytes: Uint8Array): void {
+    if (entry.record) return;
+    this.served.set(entry.facts.index, bytes);
+    if (this.served.size > this.servedCacheSize) this.served.delete(this.served.keys().next().value as number);
+  }
+
+  /** Keeps the served bytes of every generated record from now on (see ShopOptions.prerender). */
   prerender(): void {
-    this.textCacheSize = Number.POSITIVE_INFINITY;
-    for (let index = 0; index < this.model.size; index++) this.textOf({ facts: this.model.facts(index) });
+    this.servedCacheSize = Number.POSITIVE_INFINITY;
+    for (let index = 0; index < this.model.size; index++) {
+      const entry = { facts: this.model.facts(index) };
+      this.keep(entry, Buffer.from(serialize(this.model.build(entry.facts))));
+    }
   }
 
   /** The index and size class `allocate` will hand out next, without taking it (to validate children's ids first). */
@@ -143,7 +164,8 @@ export class ResourceStore<F extends BaseFacts> {
     if (order) return order;
     const size = this.model.size;
     if (sort.kind === 'id') order = this.idOrder();
-    else if (this.defaultFollowsIndex === 'ascending') order = { length: size, indexAt: (p) => p };
+    else if (this.defaultFollowsIndex === 'ascending')
+      order = { length: size, indexAt: (p) => p, ascendingRuns: [[0, size]] };
     else if (this.defaultFollowsIndex === 'descending') order = { length: size, indexAt: (p) => size - 1 - p };
     else {
       const values: (string | number | bigint)[] = new Array(size);
@@ -166,7 +188,7 @@ export class ResourceStore<F extends BaseFacts> {
     const size = this.model.size;
     let bigCount = 0;
     for (let index = 0; index < size; index++) if (this.ids.isBig(index)) bigCount++;
-    if (bigCount === 0) return { length: size, indexAt: (p) => p };
+    if (bigCount === 0) return { length: size, indexAt: (p) => p, ascendingRuns: [[0, size]] };
     // Normal ids grow with the index, big ids too, and every big id is above every normal one.
     const indices = new Uint32Array(size);
     let normal = 0;
@@ -175,7 +197,14 @@ export class ResourceStore<F extends BaseFacts> {
       if (this.ids.isBig(index)) indices[big++] = index;
       else indices[normal++] = index;
     }
-    return { length: size, indexAt: (p) => indices[p] as number };
+    return {
+      length: size,
+      indexAt: (p) => indices[p] as number,
+      ascendingRuns: [
+        [0, size - bigCount],
+        [size - bigCount, size],
+      ],
+    };
   }
 }
 

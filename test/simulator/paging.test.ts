@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/shopify/json.js';
 import { API_PREFIX, type ResourceName } from '../../src/shopify/resources.js';
 import { type RunningShop, startShop } from '../../src/simulator/index.js';
-import { clientFor, crawl, decodeToken, links, listOf, type ShopClient } from './shop-client.js';
+import { clientFor, crawl, decodeToken, deletableOrders, links, listOf, type ShopClient } from './shop-client.js';
 
 const ALL: Record<ResourceName, string> = {
   products: 'status=active,draft,archived',
@@ -259,4 +259,52 @@ describe('simulated shop: paging while records change (keyset cursors)', () => {
       await shop.close();
     }
   });
+});
+
+describe('simulated shop: since_id pages inside a created_at window', () => {
+  it.each(['products', 'customers', 'orders'] as const)(
+    'list of %s exactly the records a scan of the whole shop finds, forward and back, big ids and writes included',
+    async (resource) => {
+      const shop = await startShop({ seed: 12, products: 150, customers: 150, orders: 300, bigIdShare: 0.1 });
+      try {
+        const client = clientFor(shop);
+        if (resource === 'orders') {
+          const [deleted, updated] = deletableOrders(shop).slice(120, 122);
+          expect((await client.delete(`/orders/${deleted?.id}.json`)).status).toBe(200);
+          const put = await client.put(`/orders/${updated?.id}.json`, { order: { id: updated?.id, tags: 'moved' } });
+          expect(put.status).toBe(200);
+        }
+        const records = [...shop.records(resource)];
+        const createdMs = (record: JsonObject) => Date.parse(String(record.created_at));
+        const byCreated = records.map(createdMs).sort((a, b) => a - b);
+        const [min, max] = [byCreated[40] as number, byCreated[110] as number];
+        const inWindow = records
+          .filter((record) => createdMs(record) >= min && createdMs(record) <= max)
+          .map((record) => BigInt(record.id as number | bigint))
+          .sort((a, b) => (a < b ? -1 : 1));
+        expect(inWindow.some((id) => id > 2n ** 53n)).toBe(true);
+        const since = inWindow[5] as bigint;
+        const window = `created_at_min=${new Date(min).toISOString()}&created_at_max=${new Date(max).toISOString()}`;
+        const first = `/${resource}.json?limit=7&${ALL[resource]}&since_id=${since}&${window}`;
+        const pages: string[][] = [];
+        let last = '';
+        for (let next: string | undefined = first; next !== undefined; ) {
+          const page = await client.get(next);
+          pages.push(listOf(page, resource).map(idText));
+          last = next;
+          next = links(page.headers.get('link')).next;
+        }
+        expect(pages.flat()).toEqual(inWindow.filter((id) => id > since).map(String));
+        const back: string[][] = [];
+        for (let previous = links((await client.get(last)).headers.get('link')).previous; previous !== undefined; ) {
+          const page = await client.get(previous);
+          back.unshift(listOf(page, resource).map(idText));
+          previous = links(page.headers.get('link')).previous;
+        }
+        expect(back.flat()).toEqual(pages.slice(0, -1).flat());
+      } finally {
+        await shop.close();
+      }
+    },
+  );
 });
