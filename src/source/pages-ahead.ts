@@ -8,9 +8,11 @@ const PAGES_AHEAD_MARGIN = 2;
  * gets every chain's request. The round trip is the typical one of a full page (the median line of round-trips.ts,
  * which a long tail does not move): the fastest one, on a shop whose pages vary threefold, held a real shop's orders
  * to a third of their chains. The consumer's pace is its own time per page, not the time between pages arriving:
- * pages that arrive slowly because of this limit would lower it further.
+ * pages that arrive slowly because of this limit would lower it further. Until the consumer has shown its pace, only
+ * the chains bound the pages: a limit guessed then held the first round of a crawl's pages back for seconds (a writer's
+ * first page, which pays for its start, took 1.7 s; the next ones 0.1-0.2).
  */
 export function pagesAheadLimit(roundTripMs: number | undefined, consumerMsPerPage: number | undefined): number {
-  const roundTrip = roundTripMs ?? 0;
-  return PAGES_AHEAD_MARGIN + Math.ceil(roundTrip / Math.max(1, consumerMsPerPage ?? roundTrip));
+  if (consumerMsPerPage === undefined) return Number.POSITIVE_INFINITY;
+  return PAGES_AHEAD_MARGIN + Math.ceil((roundTripMs ?? 0) / Math.max(1, consumerMsPerPage));
 }

@@ -10,20 +10,34 @@ export class RecordChannel<T> implements AsyncIterable<T> {
   private closed = false;
   private failure: { error: unknown } | undefined;
   private iterating = false;
-  /** The consumer's own time per item: from handing it over to its asking for the next, whatever the producers do. */
+  /**
+   * The consumer's own time per item: from handing it over to its asking for the next, whatever the producers do.
+   * The first `warmUpItems` are not counted: a writer's first records pay for its start (files, compiled code).
+   */
   private consumerMs = 0;
   private consumed = 0;
+  private readonly takenWaiters: Array<() => void> = [];
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly warmUpItems = 0,
+  ) {}
 
   /** Items buffered, not yet taken by the consumer. */
   get size(): number {
     return this.buffer.length;
   }
 
-  /** Mean ms the consumer spent on an item before it asked for the next; undefined until it finished one. */
+  /** Mean ms the consumer spent on an item before it asked for the next; undefined until it is past its warm-up. */
   get consumerMsPerItem(): number | undefined {
-    return this.consumed === 0 ? undefined : this.consumerMs / this.consumed;
+    const counted = this.consumed - this.warmUpItems;
+    return counted <= 0 ? undefined : this.consumerMs / counted;
+  }
+
+  /** Resolves when the consumer next takes an item (or the channel closes). */
+  whenTaken(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise<void>((resolve) => this.takenWaiters.push(resolve));
   }
 
   /** Resolves when the item is buffered; rejects if the channel was failed or the consumer went away. */
@@ -40,6 +54,7 @@ export class RecordChannel<T> implements AsyncIterable<T> {
     this.closed = true;
     this.wakeConsumer();
     this.wakeProducers();
+    for (const waiter of this.takenWaiters.splice(0)) waiter();
   }
 
   fail(error: unknown): void {
@@ -56,10 +71,10 @@ export class RecordChannel<T> implements AsyncIterable<T> {
         const item = this.buffer.shift();
         if (item !== undefined) {
           this.wakeProducers();
+          for (const waiter of this.takenWaiters.splice(0)) waiter();
           const handedMs = performance.now();
           yield item;
-          this.consumerMs += performance.now() - handedMs;
-          this.consumed++;
+          if (++this.consumed > this.warmUpItems) this.consumerMs += performance.now() - handedMs;
           continue;
         }
         if (this.closed) {

@@ -116,7 +116,8 @@ class FiltersIgnored extends Error {}
  * emitted once (deduplicated by exact id, newest updated_at kept: see newest-copy.ts) through a bounded channel.
  */
 export class ResourceCrawl {
-  readonly channel = new RecordChannel<CrawledRecord | CrawlBarrier>(CHANNEL_CAPACITY);
+  // The writer's first page of records pays for its start: its pace is measured after it (see pagesAheadLimit).
+  readonly channel = new RecordChannel<CrawledRecord | CrawlBarrier>(CHANNEL_CAPACITY, PAGE_LIMIT);
   readonly chains = new Set<Chain>();
   private readonly filters: Record<string, string>;
   /** Ids handed to the consumer. */
@@ -587,7 +588,11 @@ export class ResourceCrawl {
         pagesAheadLimit(this.context.pageMs(this.resource), this.consumerMsPerPage()) &&
       !this.failed
     ) {
-      await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
+      // A page landing or handed over changes the count, the consumer taking records its being behind.
+      await Promise.race([
+        new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve)),
+        this.channel.whenTaken(),
+      ]);
     }
     this.pagesInFlight++;
   }

@@ -53,6 +53,35 @@ describe('RecordChannel', () => {
     expect(perItem).toBeLessThan(40);
   });
 
+  it("leaves the consumer's warm-up out of its time per item", async () => {
+    const channel = new RecordChannel<number>(10, 2);
+    for (let i = 0; i < 4; i++) await channel.push(i);
+    channel.close();
+    let index = 0;
+    for await (const _ of channel) {
+      // The first two items (the warm-up) take 60 ms each, the others about 5.
+      await new Promise((resolve) => setTimeout(resolve, index++ < 2 ? 60 : 5));
+      if (index === 2) expect(channel.consumerMsPerItem).toBeUndefined();
+    }
+    const perItem = channel.consumerMsPerItem as number;
+    expect(perItem).toBeGreaterThanOrEqual(4);
+    expect(perItem).toBeLessThan(40);
+  });
+
+  it('tells a producer when the consumer takes an item', async () => {
+    const channel = new RecordChannel<number>(10);
+    await channel.push(1);
+    let taken = false;
+    void channel.whenTaken().then(() => {
+      taken = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(taken).toBe(false);
+    await channel[Symbol.asyncIterator]().next();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(taken).toBe(true);
+  });
+
   it('throws the failure to the consumer after the buffered items', async () => {
     const channel = new RecordChannel<number>(5);
     await channel.push(1);
