@@ -1,5 +1,5 @@
 import type { ResourceName } from '../shopify/resources.js';
-import { expectedLatencyMs, type LatencyModel } from '../simulator/latency.js';
+import { expectedLatencyMs, LatencyDraws, type LatencyModel } from '../simulator/latency.js';
 import { minimumRequests } from '../source/chain-plan.js';
 
 /**
@@ -17,10 +17,16 @@ export interface BoundInput {
   bucket: number;
   leakPerSecond: number;
   depth: number;
+  /**
+   * What each of `latenciesMs` really takes, where that differs from what the schedule expects (see drawnFinishMs):
+   * the order stays that of the expected latencies.
+   */
+  takesMs?: readonly number[];
 }
 
 interface Pending {
   latencyMs: number;
+  takesMs: number;
   /** Requests still to come back before this one may go. */
   waitingFor: number;
   /** Closing requests waiting for this one. */
@@ -28,9 +34,14 @@ interface Pending {
 }
 
 export function scheduleFinishMs(input: BoundInput): number {
-  const free: Pending[] = input.latenciesMs.map((latencyMs) => ({ latencyMs, waitingFor: 0, unblocks: [] }));
+  const free: Pending[] = input.latenciesMs.map((latencyMs, i) => ({
+    latencyMs,
+    takesMs: input.takesMs?.[i] ?? latencyMs,
+    waitingFor: 0,
+    unblocks: [],
+  }));
   const closings = (input.closing ?? []).map(({ latencyMs, after }) => {
-    const closing: Pending = { latencyMs, waitingFor: after.length, unblocks: [] };
+    const closing: Pending = { latencyMs, takesMs: latencyMs, waitingFor: after.length, unblocks: [] };
     for (const index of after) (free[index] as Pending).unblocks.push(closing);
     return closing;
   });
@@ -68,10 +79,32 @@ export function scheduleFinishMs(input: BoundInput): number {
     levelAt = now;
     ready.sort((a, b) => b.latencyMs - a.latencyMs);
     const request = ready.shift() as Pending;
-    inFlight.push({ endMs: now + request.latencyMs, request });
-    finish = Math.max(finish, now + request.latencyMs);
+    inFlight.push({ endMs: now + request.takesMs, request });
+    finish = Math.max(finish, now + request.takesMs);
   }
   return finish;
+}
+
+/**
+ * The finish the same schedule can expect when each request takes a draw of the latency model (its lognormal spread
+ * and its stalls, as the simulated shop draws them) instead of its mean: a page turns out slow only once it is under
+ * way, so the order stays that of the means. The mean over `rounds` seeded rounds. Against scheduleFinishMs, which
+ * takes every request at its mean, this is what the spread alone costs a schedule that learns a page's time by asking
+ * for it; the counts after a crawl are taken at their means.
+ */
+export function drawnFinishMs(input: BoundInput, model: LatencyModel, rounds: number, seed: number): number {
+  const draws = new LatencyDraws(model, seed);
+  const lognormalMean = Math.exp((model.spread * model.spread) / 2);
+  let total = 0;
+  for (let round = 0; round < rounds; round++) {
+    const takesMs = input.latenciesMs.map((meanMs) => {
+      const draw = draws.next();
+      const medianMs = (meanMs - model.stallShare * model.stallMs) / lognormalMean;
+      return medianMs * draw.factor + draw.stallMs;
+    });
+    total += scheduleFinishMs({ ...input, takesMs });
+  }
+  return total / rounds;
 }
 
 /** Records on each page of a list of `records` records read in pages of `pageLimit` (an empty list still takes one). */

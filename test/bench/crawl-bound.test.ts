@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { expectedCrawl, minimumCrawl, pageSizes, scheduleFinishMs } from '../../src/bench/crawl-bound.js';
+import {
+  drawnFinishMs,
+  expectedCrawl,
+  minimumCrawl,
+  pageSizes,
+  scheduleFinishMs,
+} from '../../src/bench/crawl-bound.js';
 import { LATENCY_PRESETS, uniformLatency } from '../../src/simulator/latency.js';
 import { minimumRequests } from '../../src/source/chain-plan.js';
 
@@ -46,6 +52,39 @@ describe('scheduleFinishMs', () => {
     const free = scheduleFinishMs({ latenciesMs: [...crawl.latenciesMs, 300, 300, 300], ...rate });
     expect(free).toBeCloseTo(8_600, 6);
     expect(scheduleFinishMs({ ...crawl, ...rate })).toBeGreaterThan(free + 100);
+  });
+});
+
+describe('drawnFinishMs', () => {
+  const crawl = (model: typeof LATENCY_PRESETS.realistic) =>
+    expectedCrawl(
+      model,
+      (['products', 'customers', 'orders'] as const).map((resource) => ({
+        resource,
+        pages: pageSizes(10_000, 250).map((records) => ({ records, variants: 0 })),
+      })),
+    );
+  const unlimited = { bucket: Number.POSITIVE_INFINITY, leakPerSecond: Number.POSITIVE_INFINITY, depth: 20 };
+
+  it('a request that takes what it takes: the bound itself', () => {
+    const input = { ...crawl(uniformLatency(300, 7)), ...unlimited };
+    expect(drawnFinishMs(input, uniformLatency(300, 7), 5, 1)).toBeCloseTo(scheduleFinishMs(input), 6);
+  });
+
+  it('a spread of p95 = 3x the median: later than every request at its mean, the same for the same seed', () => {
+    const model = LATENCY_PRESETS.realistic;
+    const input = { ...crawl(model), ...unlimited };
+    const drawn = drawnFinishMs(input, model, 50, 7);
+    expect(drawn).toBeGreaterThan(scheduleFinishMs(input) * 1.05);
+    expect(drawnFinishMs(input, model, 50, 7)).toBe(drawn);
+  });
+
+  it("draws each request around its own median: one request's mean finish is its mean", () => {
+    const model = { ...LATENCY_PRESETS.realistic, stallShare: 0 };
+    const meanMs = 150 * Math.exp(model.spread ** 2 / 2);
+    const drawn = drawnFinishMs({ latenciesMs: [meanMs], ...unlimited }, model, 2000, 3);
+    // Within the sampling error of 2,000 rounds (a standard error of about 2%).
+    expect(drawn / meanMs).toBeCloseTo(1, 1);
   });
 });
 
