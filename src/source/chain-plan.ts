@@ -40,7 +40,7 @@ export interface ChainPlanInput extends CrawlModel {
 /** Expected requests an extra window adds: its partial last page. */
 const REQUESTS_PER_EXTRA_CHAIN = 0.5;
 /** Chains end unevenly and round trips jitter: the chains' limit is stretched by this much. */
-export const CHAIN_MARGIN = 1.25;
+export const CHAIN_MARGIN = 1.1;
 /**
  * Where the leak decides, more chains must shorten the expected finish by this share, or the estimate's noise would
  * buy windows whose partial pages cost requests for nothing.

@@ -26,7 +26,16 @@ export interface RoundTripLine {
   msPerRecord: number;
   /** The fastest recent answer as a share of the line at its size (round trips stretch by a factor: a long tail). */
   fastestShare: number;
+  /**
+   * The mean answer as a share of the line at its size, each answer's share taken at most MEAN_SHARE_CAP: the line is
+   * a median, and a long tail puts the mean of a lognormal round trip whose p95 is 3 times its median at 1.25 times
+   * it, which is what a crawl's work costs.
+   */
+  meanShare: number;
 }
+
+/** A stall counts in the mean as this many times the line, however long it was: a few are a tail, not the shop. */
+const MEAN_SHARE_CAP = 4;
 
 /**
  * With answers of one size only, the share of their time taken as the request's fixed part, the rest as their records'.
@@ -55,7 +64,8 @@ export function fitRoundTrips(samples: readonly RoundTripSample[]): RoundTripLin
   const msPerRecord = slopes.length === 0 ? oneSizeSlope(samples) : Math.max(0, median(slopes));
   const interceptMs = median(samples.map((sample) => sample.ms - msPerRecord * sample.records));
   const shares = samples.map((sample) => sample.ms / Math.max(1, interceptMs + msPerRecord * sample.records));
-  return { interceptMs, msPerRecord, fastestShare: Math.min(1, ...shares) };
+  const meanShare = shares.reduce((sum, share) => sum + Math.min(MEAN_SHARE_CAP, share), 0) / shares.length;
+  return { interceptMs, msPerRecord, fastestShare: Math.min(1, ...shares), meanShare };
 }
 
 function oneSizeSlope(samples: readonly RoundTripSample[]): number {
@@ -88,6 +98,12 @@ export class RoundTrips {
   typicalMs(kind: RequestKind, resource: ResourceName | undefined, records: number): number | undefined {
     const line = this.line(kind, resource);
     return line && Math.max(0, line.interceptMs + line.msPerRecord * records);
+  }
+
+  /** The mean round trip of an answer of this kind with `records` records (see RoundTripLine.meanShare). */
+  expectedMs(kind: RequestKind, resource: ResourceName | undefined, records: number): number | undefined {
+    const line = this.line(kind, resource);
+    return line && Math.max(0, line.interceptMs + line.msPerRecord * records) * line.meanShare;
   }
 
   /** The fastest recent answer of this kind, brought to `records` records along the line. */

@@ -110,18 +110,18 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   let answered = 0;
 
   /**
-   * The round trip of a full page of a resource: its own pages' line (a lower bound while only smaller pages came
+   * The mean round trip of a full page of a resource: its own pages' (a lower bound while only smaller pages came
    * back), or before any came back the slowest other resource's, which keeps that crawl's share of the chains.
    */
   const pageMs = (resource: ResourceName): number =>
-    client.roundTrips.typicalMs('list', resource, PAGE_LIMIT) ??
-    Math.max(0, ...[...crawls].map((crawl) => client.roundTrips.typicalMs('list', crawl.resource, PAGE_LIMIT) ?? 0));
+    client.roundTrips.expectedMs('list', resource, PAGE_LIMIT) ??
+    Math.max(0, ...[...crawls].map((crawl) => client.roundTrips.expectedMs('list', crawl.resource, PAGE_LIMIT) ?? 0));
 
   /** What a crawl still needs: its requests and their round trips summed (undefined until it knows its size). */
   const workOf = (crawl: ResourceCrawl): { requests: number; workMs: number } | undefined => {
     const ahead = crawl.ahead();
     if (ahead === undefined) return undefined;
-    const countMs = client.roundTrips.typicalMs('count', crawl.resource, 0) ?? 0;
+    const countMs = client.roundTrips.expectedMs('count', crawl.resource, 0) ?? 0;
     return {
       requests: ahead.pages + ahead.counts,
       workMs: ahead.pages * pageMs(crawl.resource) + ahead.counts * countMs,
@@ -237,12 +237,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     apiUrl: (path, query) => client.apiUrl(path, query),
     rebalance,
     pageMs,
-    burstFits: async () => {
+    requestsFree: async () => {
       // The counts go out together; the bucket they leave shows only once they all answered.
       if (!allSized()) await new Promise<void>((resolve) => sizeWaiters.push(resolve));
-      // A bucket that never held more than one request has shown no limit (see BucketModel.planningLeak).
-      const bucket = client.pacer.state();
-      return !Number.isFinite(bucket.planningLeakPerSecond) || bucket.room > BURST_DEPTHS * depth;
+      return requestsFree();
     },
     pageLimit: (resource, chainRecords) => {
       const work = workAhead();
@@ -344,13 +342,6 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
   };
 }
-
-/**
- * A bucket whose free room holds this many times the depth is spent by the chains before its leak decides anything:
- * there a crawl's start is the chains', and a probe that starts them a full page sooner pays for its extra request.
- * On Basic (40 at 2/s) it does not: the leak takes three probes' worth while one full first page per resource is out.
- */
-const BURST_DEPTHS = 2;
 
 /** Retry and 429 lines of one kind at most this often (the rest are counted into the next). */
 const RETRY_LOG_INTERVAL_MS = 10_000;

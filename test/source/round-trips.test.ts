@@ -57,6 +57,17 @@ describe('RoundTrips', () => {
     expect(roundTrips.typicalMs('single', 'orders', 1)).toBeUndefined();
   });
 
+  it.each([
+    ['pages that take exactly their time: the line', [1, 1, 1, 1], 1900],
+    ['a tail: one page of four took three times as long', [1, 1, 3, 1], 1900 * 1.5],
+    ['a stall counts as four times the line, however long', [1, 1, 30, 1], 1900 * 1.75],
+  ])('expects the mean round trip: %s', (_name, factors, expected) => {
+    const roundTrips = new RoundTrips();
+    for (const sample of answers(150, 7, [250, 250, 250, 250], factors)) roundTrips.observe('list', 'orders', sample);
+    expect(roundTrips.typicalMs('list', 'orders', 250)).toBeCloseTo(1900, 6);
+    expect(roundTrips.expectedMs('list', 'orders', 250)).toBeCloseTo(expected, 6);
+  });
+
   it('follows a shop that slows down: old answers are forgotten', () => {
     const roundTrips = new RoundTrips();
     for (let i = 0; i < 100; i++) roundTrips.observe('count', undefined, { records: 0, ms: i < 50 ? 100 : 400 });
