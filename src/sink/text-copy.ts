@@ -6,9 +6,9 @@ import { tempPathFor } from './gzip-part-file.js';
 
 /**
  * A part's lines as uncompressed text beside it in staging (a temp name: scratch, like the staging it lives in), for
- * the Parquet conversion to read. DuckDB decompresses gzip more slowly than it parses JSON: converting simulated
- * orders from their gzip NDJSON cost 1.80 CPU s per 20,000, from the same text uncompressed 1.44, and writing the
- * copy 0.05 (the bytes are in the batch already; the kernel copies them once).
+ * the Parquet conversion to read. DuckDB's gzip decoding costs more than the copy: converting simulated orders from
+ * their gzip NDJSON cost 1.80 CPU s per 20,000, from the same text uncompressed 1.44, and writing the copy 0.05 (the
+ * bytes are in the batch already; the kernel copies them once).
  */
 export class TextCopy {
   readonly path: string;
