@@ -130,7 +130,10 @@ async function replay(pages: Buffer[], resource: ResourceName, records: number):
     // Writing runs partly on the thread pool, so each writer is timed from its first record to its closed parts, with
     // the stages above (measured alone) taken off.
     const writers = new Map(
-      tables.map((table) => [table.name, new TableWriter({ dir: join(dir, 'ndjson'), table, gzipLevel: 1 })]),
+      tables.map((table) => [
+        table.name,
+        new TableWriter({ dir: join(dir, 'ndjson'), table, gzipLevel: 1, textCopy: true }),
+      ]),
     );
     const lines = createRecordWalker(resource, ({ table, cells }) => writers.get(table.name)?.add(cells));
     const written: WrittenFile[] = [];

@@ -94,6 +94,7 @@ export async function exportResource(options: {
         firstPart: progress.next_part[partSeries({ format: 'ndjson', table: table.name })] ?? 0,
         // Text only read back by the Parquet conversion is not worth compressing.
         gzipLevel: options.formats.includes('ndjson') ? 1 : 0,
+        textCopy: options.formats.includes('parquet'),
       }),
     ]),
   );

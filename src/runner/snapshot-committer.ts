@@ -142,7 +142,8 @@ export class SnapshotCommitter {
         crashPoint('between-uploads');
       }
       committed.nextPart[partSeries(part)] = partNumber(part.path) + 1;
-      await Promise.all([part, ...outputs].map((file) => rm(file.path, { force: true })));
+      const done = [part, ...outputs].flatMap((file) => [file.path, ...(file.text === undefined ? [] : [file.text])]);
+      await Promise.all(done.map((path) => rm(path, { force: true })));
     }
     return committed;
   }

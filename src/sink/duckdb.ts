@@ -49,10 +49,16 @@ export function sqlIdentifier(name: string): string {
 }
 
 /**
- * `read_json` over one gzip NDJSON part with every column's type spelled out: DuckDB never guesses (auto-detection
- * reads money as VARCHAR and INT64 min as HUGEINT). With `lineage`, the rows end with the lineage columns.
+ * `read_json` over one NDJSON part (gzip, or its uncompressed text copy) with every column's type spelled out: DuckDB
+ * never guesses (auto-detection reads money as VARCHAR and INT64 min as HUGEINT). With `lineage`, the rows end with
+ * the lineage columns.
  */
-export function readNdjsonSql(path: string, table: TableSchema, lineage?: Lineage): string {
+export function readNdjsonSql(
+  path: string,
+  table: TableSchema,
+  lineage?: Lineage,
+  compression: 'gzip' | 'uncompressed' = 'gzip',
+): string {
   const columns = table.columns.map((column) => `${sqlString(column.name)}: ${sqlString(SQL_TYPES[column.type])}`);
   const select = [
     ...table.columns.map((column) => sqlIdentifier(column.name)),
@@ -60,7 +66,7 @@ export function readNdjsonSql(path: string, table: TableSchema, lineage?: Lineag
       ? []
       : [`${sqlString(lineage.shop)} AS _shop`, `${sqlString(lineage.snapshotId)} AS _snapshot_id`]),
   ].join(', ');
-  return `SELECT ${select} FROM read_json(${sqlString(path)}, format = 'newline_delimited', compression = 'gzip', columns = {${columns.join(', ')}})`;
+  return `SELECT ${select} FROM read_json(${sqlString(path)}, format = 'newline_delimited', compression = '${compression}', columns = {${columns.join(', ')}})`;
 }
 
 /** The row count a Parquet footer declares; reads only the footer. */

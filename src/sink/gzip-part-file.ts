@@ -112,6 +112,8 @@ function memberPerBatch(level: number): Transform {
     zlib.write(batch);
     zlib.flush(constants.Z_FINISH, () => {
       if (failure) return done(failure);
+      // The part was discarded while this member was compressed (its zlib is closed and cannot be reset).
+      if (zlib.destroyed) return done(null);
       const compressed = Buffer.concat(output);
       output = [];
       zlib.reset();

@@ -25,8 +25,9 @@ export interface ParquetOptions extends DuckDbLimits {
 }
 
 /**
- * Converts one NDJSON part into `<outDir>/<table>/part-NNNNN.parquet` (ZSTD) with DuckDB, reading the NDJSON with the
- * table's declared column types (then the lineage columns, when given). The Parquet is written to a temp name, its footer row count must equal the NDJSON's
+ * Converts one NDJSON part into `<outDir>/<table>/part-NNNNN.parquet` (ZSTD) with DuckDB, reading the NDJSON (its
+ * uncompressed text copy where it has one) with the table's declared column types (then the lineage columns, when
+ * given). The Parquet is written to a temp name, its footer row count must equal the NDJSON's
  * rows, and only then is it fsynced and renamed: a failed or short conversion leaves no final file.
  */
 export async function convertToParquet(
@@ -42,9 +43,11 @@ export async function convertToParquet(
   const spill = join(outDir, `.duckdb-${randomBytes(6).toString('hex')}`);
   try {
     const rows = await withDuckDb({ ...options, tempDirectory: spill }, async (connection) => {
-      await connection.run(
-        `COPY (${readNdjsonSql(ndjson.path, table, options.lineage)}) TO ${sqlString(temp)} ${copyOptions(options)}`,
-      );
+      const read =
+        ndjson.text === undefined
+          ? readNdjsonSql(ndjson.path, table, options.lineage)
+          : readNdjsonSql(ndjson.text, table, options.lineage, 'uncompressed');
+      await connection.run(`COPY (${read}) TO ${sqlString(temp)} ${copyOptions(options)}`);
       return footerRows(connection, temp);
     });
     if (rows !== ndjson.rows) {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { crashPoint } from '../crash-point.js';
 import { SinkError } from './errors.js';
 import { GzipPartFile } from './gzip-part-file.js';
+import { TextCopy } from './text-copy.js';
 import type { FileFormat, WrittenFile } from './written-file.js';
 
 export interface PartLimits {
@@ -45,6 +46,8 @@ export interface PartWriterOptions extends PartLimits {
    * lines of a part can then be read from the member that holds them without decompressing what comes before.
    */
   onMember?: (member: GzipMember) => void;
+  /** Also writes each part's lines uncompressed beside it, for the Parquet conversion (see TextCopy). */
+  textCopy?: boolean;
 }
 
 const DEFAULT_MAX_ROWS_PER_PART = 1_000_000;
@@ -87,6 +90,8 @@ export class PartWriter {
   readonly #firstPart: number;
   readonly #onMember: ((member: GzipMember) => void) | undefined;
   #part: GzipPartFile | undefined;
+  readonly #textCopy: boolean;
+  #text: TextCopy | undefined;
   /** Lines of each batch handed to the part being written and not yet reported as a member. */
   #memberLines: number[] = [];
   #rows = 0;
@@ -110,6 +115,7 @@ export class PartWriter {
     this.#level = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
     this.#firstPart = options.firstPart ?? 0;
     this.#onMember = options.onMember;
+    this.#textCopy = options.textCopy ?? false;
   }
 
   /** Lines in the part being written. */
@@ -191,8 +197,9 @@ export class PartWriter {
     this.#closed = true;
     this.#batch = NO_BATCH;
     this.#used = 0;
-    await this.#part?.discard();
+    await Promise.all([this.#part?.discard(), this.#text?.discard()]);
     this.#part = undefined;
+    this.#text = undefined;
   }
 
   /**
@@ -217,12 +224,17 @@ export class PartWriter {
       this.#folderReady ??= mkdir(this.#folder, { recursive: true });
       await this.#folderReady;
       this.#part = this.#openPart();
+      if (this.#textCopy) this.#text = new TextCopy(this.#part.path);
     }
     if (batch.length === 0) return;
     this.#memberLines.push(rows);
-    await this.#part.write(batch, () => {
-      if (whole.length === BATCH_BYTES && this.#spares.length < SPARE_BATCHES) this.#spares.push(whole);
-    });
+    let readers = this.#text === undefined ? 1 : 2;
+    const consumed = () => {
+      if (--readers === 0 && whole.length === BATCH_BYTES && this.#spares.length < SPARE_BATCHES) {
+        this.#spares.push(whole);
+      }
+    };
+    await Promise.all([this.#part.write(batch, consumed), this.#text?.write(batch, consumed)]);
     crashPoint('mid-file');
   }
 
@@ -239,11 +251,19 @@ export class PartWriter {
   async #finishPart(): Promise<void> {
     await this.#flush();
     const part = this.#part as GzipPartFile;
+    const text = this.#text;
     this.#part = undefined;
+    this.#text = undefined;
     const rows = this.#rows;
     this.#rows = 0;
     this.#bytes = 0;
-    const file = await part.finish();
-    this.#written.push({ ...file, table: this.#name, format: this.#format, rows });
+    const [file, textPath] = await Promise.all([part.finish(), text?.finish()]);
+    this.#written.push({
+      ...file,
+      table: this.#name,
+      format: this.#format,
+      rows,
+      ...(textPath !== undefined && { text: textPath }),
+    });
   }
 }

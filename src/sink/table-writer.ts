@@ -11,7 +11,7 @@ export class TableWriter implements RowSink {
   readonly #encoder: LineEncoder;
   readonly #parts: PartWriter;
 
-  constructor(options: { dir: string; table: TableSchema } & PartLimits) {
+  constructor(options: { dir: string; table: TableSchema; textCopy?: boolean } & PartLimits) {
     this.#table = options.table;
     this.#encoder = new LineEncoder(options.table);
     this.#parts = new PartWriter({ ...options, name: options.table.name, format: 'ndjson', extension: 'ndjson.gz' });

@@ -16,4 +16,9 @@ export interface FileFacts {
 export interface WrittenFile extends FileFacts {
   /** Absolute path. */
   path: string;
+  /**
+   * The same lines uncompressed, in staging, for an NDJSON part of a run that converts it to Parquet: what the
+   * conversion reads (see TextCopy). Removed with the part.
+   */
+  text?: string;
 }

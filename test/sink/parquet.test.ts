@@ -1,7 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashFile } from '../../src/local-file.js';
 import { RESOURCES } from '../../src/shopify/resources.js';
@@ -67,6 +67,22 @@ describe('convertToParquet', () => {
       created_at: '2008-01-10 16:00:00+00',
       billing_address_latitude: '45.41634',
     });
+  });
+
+  it("makes the same Parquet rows from a part's uncompressed text copy as from the part itself", async () => {
+    const resource = 'orders';
+    for (const table of tablesFor(resource)) {
+      const writer = new TableWriter({ dir: join(dir, 'ndjson'), table, textCopy: true });
+      for (const { row } of toRows(resource, apiFixture(resource)).rows.filter((entry) => entry.table === table.name)) {
+        await writer.write(row);
+      }
+      const [part] = (await writer.close()) as [WrittenFile];
+      expect(await readFile(part.text as string)).toEqual(gunzipSync(await readFile(part.path)));
+      const fromText = await convertToParquet(part, table, join(dir, 'from-text'));
+      const fromGzip = await convertToParquet({ ...part, text: undefined }, table, join(dir, 'from-gzip'));
+      expect((await readBack([fromText], table)).rows).toEqual((await readBack([fromGzip], table)).rows);
+      expect(fromText.rows).toBe(part.rows);
+    }
   });
 
   it('leaves no Parquet file when DuckDB cannot read the part', async () => {

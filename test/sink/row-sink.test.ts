@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { convertToParquet } from '../../src/sink/parquet.js';
 import type { PartLimits } from '../../src/sink/part-writer.js';
@@ -10,15 +11,19 @@ import { runRowSinkContract } from './row-sink.contract.js';
 
 runRowSinkContract('gzip NDJSON', 'ndjson', (dir, table, limits) => new TableWriter({ dir, table, ...limits }));
 
-/** The Parquet path as a backup runs it: NDJSON parts, each converted by DuckDB once the table is complete. */
+/**
+ * The Parquet path as a backup runs it: NDJSON parts, each converted by DuckDB once the table is complete, from the
+ * part's uncompressed text copy when written with one (removed after its conversion, as the committer does).
+ */
 class NdjsonThenParquet implements RowSink {
   readonly #ndjson: TableWriter;
   constructor(
     readonly dir: string,
     readonly table: TableSchema,
     limits: PartLimits = {},
+    textCopy = false,
   ) {
-    this.#ndjson = new TableWriter({ dir: join(dir, 'ndjson'), table, ...limits });
+    this.#ndjson = new TableWriter({ dir: join(dir, 'ndjson'), table, ...limits, textCopy });
   }
   write(row: Row): Promise<void> {
     return this.#ndjson.write(row);
@@ -27,6 +32,7 @@ class NdjsonThenParquet implements RowSink {
     const converted: WrittenFile[] = [];
     for (const part of await this.#ndjson.close()) {
       converted.push(await convertToParquet(part, this.table, join(this.dir, 'parquet')));
+      if (part.text !== undefined) await rm(part.text);
     }
     return converted;
   }
@@ -36,3 +42,8 @@ class NdjsonThenParquet implements RowSink {
 }
 
 runRowSinkContract('Parquet via DuckDB', 'parquet', (dir, table, limits) => new NdjsonThenParquet(dir, table, limits));
+runRowSinkContract(
+  'Parquet via DuckDB from the text copy',
+  'parquet',
+  (dir, table, limits) => new NdjsonThenParquet(dir, table, limits, true),
+);
