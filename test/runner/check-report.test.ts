@@ -4,6 +4,7 @@ import { buildCheckReport } from '../../src/runner/check-report.js';
 import { RESOURCES } from '../../src/shopify/resources.js';
 import { hasScope, missingScopes } from '../../src/shopify/scopes.js';
 import { rateTier } from '../../src/shopify/tiers.js';
+import { CHAIN_MARGIN } from '../../src/source/chain-plan.js';
 import type { ShopCheck } from '../../src/source/index.js';
 
 describe('scopes a backup needs', () => {
@@ -82,7 +83,7 @@ describe('buildCheckReport', () => {
     const report = buildCheckReport(check({ bucketMax: 400 }), request);
     expect(report.bucket).toEqual({ size: 400, tier: 'plus', leak_per_second: 20 });
     // 199 orders pages after the first one in 16 windows: a count, 1 + 13 pages and a count in a row, with the margin.
-    expect(report.estimate?.duration_ms).toBe((2 * 300 + 14 * 300) * 1.25);
+    expect(report.estimate?.duration_ms).toBe((2 * 300 + 14 * 300) * CHAIN_MARGIN);
     const slowPages = buildCheckReport(
       check({ bucketMax: 400, roundTrips: { countMs: 300, pageMs: { products: 300, customers: 300, orders: 3_000 } } }),
       request,

@@ -8,6 +8,7 @@ import { runJob } from '../../src/runner/run-job.js';
 import { expectedDurationMs, slowestFirst } from '../../src/runner/shop-order.js';
 import { type RunningShop, startShop, uniformLatency } from '../../src/simulator/index.js';
 import type { Manifest } from '../../src/snapshot/manifest.js';
+import { CHAIN_MARGIN } from '../../src/source/chain-plan.js';
 import { expectedCrawlMs } from '../../src/source/shop-probe.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
 
@@ -65,23 +66,23 @@ describe('expectedCrawlMs', () => {
     ['a Basic bucket: 86 requests, 46 past its room at 2/s', { records, bucketMax: 40, ...even }, 23_000],
     [
       // 9, 49 and 19 pages after the first ones, cut into 3, 12 and 5 windows: the longest chain is a count, a first
-      // page, 5 more pages and a count; with the chains' margin of 1.25. All 20 chains together would take 886 ms.
+      // page, 5 more pages and a count; with the chains' margin. All 20 chains together would take 886 ms.
       'a Plus bucket holds them all: the longest chain of the windows the planner cuts',
       { records, bucketMax: 400, ...even },
-      1_500,
+      (150 + 150 + 5 * 150 + 150) * CHAIN_MARGIN,
     ],
     [
       'no limit: a count, the one page and a count, one after another',
       { records: [250, 0, 0], bucketMax: undefined, countMs: 400, pageMs: [400, 400, 400] },
-      1_500,
+      (400 + 400 + 400) * CHAIN_MARGIN,
     ],
     [
       // 4, 6 and 10 pages, 26 requests: the bucket has room for them all, so windows cost no time and may hold half a
       // page. After the first pages the 20 chains go where the work is; orders' 9 pages get 5 or more windows: 2
-      // orders pages in a row between two counts decide, with the margin: (300 + 2 × 1,900) × 1.25.
+      // orders pages in a row between two counts decide, with the margin: (300 + 2 × 1,900) × CHAIN_MARGIN.
       'a small Basic shop: its pages, not its counts, decide',
       { records: [1_000, 1_500, 2_500], bucketMax: 40, countMs: 150, pageMs: [1_400, 900, 1_900] },
-      5_125,
+      (300 + 2 * 1_900) * CHAIN_MARGIN,
     ],
   ])('%s', (_name, probe, expected) => {
     expect(expectedCrawlMs(probe, 20)).toBeCloseTo(expected, 6);
@@ -92,13 +93,13 @@ describe('expectedCrawlMs', () => {
     const byPages = expectedCrawlMs({ ...shop, pageMs: [1_400, 900, 1_900] }, 20);
     const byCounts = expectedCrawlMs({ ...shop, pageMs: [150, 150, 150] }, 20);
     // The same 2 orders pages in a row, at 1,900 ms or at 150 ms each, between two counts.
-    expect([byPages, byCounts]).toEqual([(300 + 2 * 1_900) * 1.25, (300 + 2 * 150) * 1.25]);
+    expect([byPages, byCounts]).toEqual([(300 + 2 * 1_900) * CHAIN_MARGIN, (300 + 2 * 150) * CHAIN_MARGIN]);
   });
 
   it('one chain at a time (--depth 1): every round trip in a row, with the margin', () => {
     const probe = { records: [500, 250, 0], bucketMax: undefined, countMs: 100, pageMs: [1_000, 800, 200] };
     // 2 + 1 + 1 pages and 6 counts.
-    expect(expectedCrawlMs(probe, 1)).toBeCloseTo((2_000 + 800 + 200 + 600) * 1.25, 6);
+    expect(expectedCrawlMs(probe, 1)).toBeCloseTo((2_000 + 800 + 200 + 600) * CHAIN_MARGIN, 6);
   });
 });
 
