@@ -16,12 +16,17 @@ export class RecordChannel<T> implements AsyncIterable<T> {
    */
   private consumerMs = 0;
   private consumed = 0;
-  private readonly takenWaiters: Array<() => void> = [];
+  private readonly warmUpItems: number;
+  private readonly onTake: (() => void) | undefined;
 
+  /** `onTake`: told each time the consumer takes an item (producers that wait for it to catch up). */
   constructor(
     private readonly capacity: number,
-    private readonly warmUpItems = 0,
-  ) {}
+    options: { warmUpItems?: number; onTake?: () => void } = {},
+  ) {
+    this.warmUpItems = options.warmUpItems ?? 0;
+    this.onTake = options.onTake;
+  }
 
   /** Items buffered, not yet taken by the consumer. */
   get size(): number {
@@ -32,12 +37,6 @@ export class RecordChannel<T> implements AsyncIterable<T> {
   get consumerMsPerItem(): number | undefined {
     const counted = this.consumed - this.warmUpItems;
     return counted <= 0 ? undefined : this.consumerMs / counted;
-  }
-
-  /** Resolves when the consumer next takes an item (or the channel closes). */
-  whenTaken(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return new Promise<void>((resolve) => this.takenWaiters.push(resolve));
   }
 
   /** Resolves when the item is buffered; rejects if the channel was failed or the consumer went away. */
@@ -54,7 +53,6 @@ export class RecordChannel<T> implements AsyncIterable<T> {
     this.closed = true;
     this.wakeConsumer();
     this.wakeProducers();
-    for (const waiter of this.takenWaiters.splice(0)) waiter();
   }
 
   fail(error: unknown): void {
@@ -71,7 +69,7 @@ export class RecordChannel<T> implements AsyncIterable<T> {
         const item = this.buffer.shift();
         if (item !== undefined) {
           this.wakeProducers();
-          for (const waiter of this.takenWaiters.splice(0)) waiter();
+          this.onTake?.();
           const handedMs = performance.now();
           yield item;
           if (++this.consumed > this.warmUpItems) this.consumerMs += performance.now() - handedMs;

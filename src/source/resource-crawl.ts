@@ -119,8 +119,14 @@ class FiltersIgnored extends Error {}
  * emitted once (deduplicated by exact id, newest updated_at kept: see newest-copy.ts) through a bounded channel.
  */
 export class ResourceCrawl {
-  // The writer's first page of records pays for its start: its pace is measured after it (see pagesAheadLimit).
-  readonly channel = new RecordChannel<CrawledRecord | CrawlBarrier>(CHANNEL_CAPACITY, PAGE_LIMIT);
+  // The writer's first page of records pays for its start: its pace is measured after it (see pagesAheadLimit). Each
+  // record it takes may end its being behind, so chains waiting for room look again.
+  readonly channel = new RecordChannel<CrawledRecord | CrawlBarrier>(CHANNEL_CAPACITY, {
+    warmUpItems: PAGE_LIMIT,
+    onTake: () => {
+      if (this.pageRoomWaiters.length > 0) this.wakePageRoomWaiters();
+    },
+  });
   readonly chains = new Set<Chain>();
   private readonly filters: Record<string, string>;
   /** Ids handed to the consumer. */
@@ -591,11 +597,8 @@ export class ResourceCrawl {
         pagesAheadLimit(this.context.pageMs(this.resource), this.consumerMsPerPage()) &&
       !this.failed
     ) {
-      // A page landing or handed over changes the count, the consumer taking records its being behind.
-      await Promise.race([
-        new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve)),
-        this.channel.whenTaken(),
-      ]);
+      // Woken when a page lands or is handed over, and when the consumer takes a record (see channel).
+      await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
     }
     this.pagesInFlight++;
   }

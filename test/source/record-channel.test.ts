@@ -54,7 +54,7 @@ describe('RecordChannel', () => {
   });
 
   it("leaves the consumer's warm-up out of its time per item", async () => {
-    const channel = new RecordChannel<number>(10, 2);
+    const channel = new RecordChannel<number>(10, { warmUpItems: 2 });
     for (let i = 0; i < 4; i++) await channel.push(i);
     channel.close();
     let index = 0;
@@ -69,17 +69,16 @@ describe('RecordChannel', () => {
   });
 
   it('tells a producer when the consumer takes an item', async () => {
-    const channel = new RecordChannel<number>(10);
+    let takes = 0;
+    const channel = new RecordChannel<number>(10, { onTake: () => takes++ });
     await channel.push(1);
-    let taken = false;
-    void channel.whenTaken().then(() => {
-      taken = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(taken).toBe(false);
-    await channel[Symbol.asyncIterator]().next();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(taken).toBe(true);
+    await channel.push(2);
+    expect(takes).toBe(0);
+    const iterator = channel[Symbol.asyncIterator]();
+    await iterator.next();
+    expect(takes).toBe(1);
+    await iterator.next();
+    expect(takes).toBe(2);
   });
 
   it('throws the failure to the consumer after the buffered items', async () => {
