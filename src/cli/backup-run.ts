@@ -6,6 +6,8 @@ import { OUTPUT_FORMATS } from '../runner/output-format.js';
 import { ProgressBoard } from '../runner/progress-board.js';
 import { RESOURCES, type ResourceName } from '../shopify/resources.js';
 import { childProcessConverter, type ParquetConverter } from '../sink/parquet-converter.js';
+import type { RecordRows, RecordRowsOptions } from '../sink/record-rows.js';
+import { RowThread } from '../sink/row-thread.js';
 import type { Manifest } from '../snapshot/manifest.js';
 import { createStorage, type S3Settings } from '../storage/index.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
@@ -82,7 +84,7 @@ export async function runBackupFromCli(
   const board = new ProgressBoard(request.resources);
   const progress = attachProgress(board);
   try {
-    const result = await withConverterProcess((parquetConverter) =>
+    const result = await withBackupWorkers((workers) =>
       interruptible((signal) =>
         runBackup({
           shop: request.shop,
@@ -100,7 +102,7 @@ export async function runBackupFromCli(
           acceptShrink: request.acceptShrink,
           parts:
             request.checkpointIntervalMs === undefined ? {} : { checkpointIntervalMs: request.checkpointIntervalMs },
-          parquetConverter,
+          ...workers,
         }),
       ),
     );
@@ -117,16 +119,25 @@ export async function runBackupFromCli(
   }
 }
 
+/** What backups share beside the thread that crawls, in the CLI (see withBackupWorkers). */
+export interface BackupWorkers {
+  parquetConverter: ParquetConverter;
+  openRows: (options: RecordRowsOptions) => RecordRows;
+}
+
 /**
- * Runs `work` with a Parquet converter in a child process, closed afterwards: DuckDB's memory (about 150 MB while a
- * part of the 200-column orders table converts) then never adds to the crawler's process, and is returned whole.
+ * Runs `work` with a Parquet converter in a child process and a thread for the table rows, both ended afterwards.
+ * DuckDB's memory (about 150 MB while a part of the 200-column orders table converts) then never adds to the
+ * crawler's process, and is returned whole; the crawl's thread only scans pages and archives records while the other
+ * flattens them (see RowThread).
  */
-export async function withConverterProcess<T>(work: (converter: ParquetConverter) => Promise<T>): Promise<T> {
-  const converter = childProcessConverter();
+export async function withBackupWorkers<T>(work: (workers: BackupWorkers) => Promise<T>): Promise<T> {
+  const parquetConverter = childProcessConverter();
+  const rowThread = new RowThread();
   try {
-    return await work(converter);
+    return await work({ parquetConverter, openRows: (options) => rowThread.open(options) });
   } finally {
-    await converter.close();
+    await Promise.all([parquetConverter.close(), rowThread.close()]);
   }
 }
 

@@ -7,6 +7,7 @@ import { crashPoint } from '../crash-point.js';
 import type { Logger } from '../log.js';
 import { API_VERSION, type ResourceName } from '../shopify/resources.js';
 import { inProcessConverter, type ParquetConverter } from '../sink/parquet-converter.js';
+import type { RecordRows, RecordRowsOptions } from '../sink/record-rows.js';
 import { changeWindowStart } from '../snapshot/count-check.js';
 import { acquireLease } from '../snapshot/lease.js';
 import type { Manifest, ResourceSummary } from '../snapshot/manifest.js';
@@ -55,6 +56,8 @@ export interface BackupOptions {
    * converter in this process (the CLI converts in a child process).
    */
   parquetConverter?: ParquetConverter;
+  /** Where records become table rows; backups may share one thread. Default: this thread (the CLI uses a RowThread). */
+  openRows?: (options: RecordRowsOptions) => RecordRows;
 }
 
 export interface BackupResult {
@@ -157,6 +160,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
           changesSince,
           board,
           logger,
+          ...(options.openRows ? { openRows: options.openRows } : {}),
         })
           // One failed resource stops the others: the snapshot cannot complete anyway.
           .catch((error: unknown) => {

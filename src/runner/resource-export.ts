@@ -4,12 +4,10 @@ import type { Logger } from '../log.js';
 import type { ResourceName } from '../shopify/resources.js';
 import { lineSha256, RawArchiveWriter, rawLine } from '../sink/raw-archive-writer.js';
 import { RecordIndexWriter } from '../sink/record-index-writer.js';
-import { TableWriter } from '../sink/table-writer.js';
-import type { WrittenFile } from '../sink/written-file.js';
+import { openRecordRows, type RecordRows, type RecordRowsOptions } from '../sink/record-rows.js';
 import { type CountEvidence, checkCounts, needsChangeCount } from '../snapshot/count-check.js';
 import type { CrawlBarrier, ShopSession } from '../source/index.js';
 import { tablesFor } from '../transform/index.js';
-import { createRecordWalker, type UnknownFields } from '../transform/to-rows.js';
 import type { OutputFormat } from './output-format.js';
 import type { ProgressBoard } from './progress-board.js';
 import { partSeries, type SnapshotCommitter } from './snapshot-committer.js';
@@ -40,13 +38,6 @@ export const DEFAULT_PART_POLICY: PartPolicy = {
 /** Checking every writer's part size per record would cost more than it saves; parts overshoot by at most this. */
 const SIZE_CHECK_EVERY = 256;
 
-interface Writer {
-  rotate(evenIfEmpty?: boolean): Promise<WrittenFile[]>;
-  close(): Promise<WrittenFile[]>;
-  abort(): Promise<void>;
-  readonly part: { rows: number; bytes: number };
-}
-
 /**
  * Crawls one resource into rows and raw records, in parts. At crawl barriers (the crawl pauses with every record it
  * handed over written) the parts are finished and handed to the committer together with the crawl position, so the
@@ -64,6 +55,8 @@ export async function exportResource(options: {
   changesSince: Date;
   board: ProgressBoard;
   logger: Logger;
+  /** Where records become table rows: in this thread unless given (see RowThread). */
+  openRows?: (options: RecordRowsOptions) => RecordRows;
 }): Promise<void> {
   const { resource, committer, policy, changesSince, board, logger } = options;
   const progress = committer.progressOf(resource);
@@ -82,22 +75,21 @@ export async function exportResource(options: {
     progress.changed_seen = 0;
   }
   const unlimited = { maxRowsPerPart: Number.POSITIVE_INFINITY, maxBytesPerPart: Number.POSITIVE_INFINITY };
-  // A raw-only run still flattens every record, to count the fields the schema does not know, but writes no rows.
-  const wantsRows = options.formats.some((format) => format !== 'raw');
-  const tables = new Map(
-    (wantsRows ? tablesFor(resource) : []).map((table) => [
-      table.name,
-      new TableWriter({
-        dir: join(options.staging, 'ndjson'),
-        table,
-        ...unlimited,
-        firstPart: progress.next_part[partSeries({ format: 'ndjson', table: table.name })] ?? 0,
-        // Text only read back by the Parquet conversion is not worth compressing.
-        gzipLevel: options.formats.includes('ndjson') ? 1 : 0,
-        textCopy: options.formats.includes('parquet'),
-      }),
-    ]),
-  );
+  const rows = (options.openRows ?? openRecordRows)({
+    resource,
+    dir: join(options.staging, 'ndjson'),
+    // A raw-only run still flattens every record, to count the fields the schema does not know, but writes no rows.
+    writeRows: options.formats.some((format) => format !== 'raw'),
+    // Text only read back by the Parquet conversion is not worth compressing.
+    gzipLevel: options.formats.includes('ndjson') ? 1 : 0,
+    textCopy: options.formats.includes('parquet'),
+    firstParts: Object.fromEntries(
+      tablesFor(resource).map((table) => [
+        table.name,
+        progress.next_part[partSeries({ format: 'ndjson', table: table.name })] ?? 0,
+      ]),
+    ),
+  });
   // Every snapshot indexes its records; with a raw archive, the archive writes the index as it goes.
   const index = new RecordIndexWriter({
     dir: join(options.staging, 'index'),
@@ -113,12 +105,10 @@ export async function exportResource(options: {
         firstPart: progress.next_part[partSeries({ format: 'raw', table: resource })] ?? 0,
       })
     : undefined;
-  const tableWriters = [...tables.values()];
-  const writers: Writer[] = [...tableWriters, raw ?? index];
-  const walk = createRecordWalker(resource, ({ table, cells }) => tables.get(table.name)?.add(cells));
-  const unknowns: UnknownFields = { count: 0, paths: undefined };
+  const records = raw ?? index;
   const crawl = options.session.crawl(resource, resume === undefined ? {} : { resume });
-  let unknownFields = progress.unknown_fields;
+  const unknownFieldsBefore = progress.unknown_fields;
+  let unknownFields = unknownFieldsBefore;
   let changedSeen = progress.changed_seen ?? 0;
   const sinceMs = changesSince.getTime();
   // After a resume, the first parts are written even when empty: they replace any part a killed run uploaded after
@@ -132,7 +122,9 @@ export async function exportResource(options: {
   let commitFailure: { error: unknown } | undefined;
 
   const atBarrier = async (barrier: CrawlBarrier) => {
-    const parts = (await Promise.all(writers.map((writer) => writer.rotate(firstRotation)))).flat();
+    const [rowParts, recordParts] = await Promise.all([rows.rotate(firstRotation), records.rotate(firstRotation)]);
+    const parts = [...rowParts.files, ...recordParts];
+    unknownFields = unknownFieldsBefore + rowParts.unknownFields;
     firstRotation = false;
     // One batch commits while the next is written: staging holds at most two parts per table.
     await committing;
@@ -159,14 +151,11 @@ export async function exportResource(options: {
       else await index.add(item, lineSha256(rawLine(item.bytes)), undefined);
       // Date.parse reads the shop's RFC 3339 stamps exactly; anything else is NaN, which is no evidence.
       if (item.updatedAt !== undefined && Date.parse(item.updatedAt) >= sinceMs) changedSeen++;
-      unknowns.count = 0;
-      walk(item.record, unknowns);
-      unknownFields += unknowns.count;
-      for (const writer of tableWriters) if (writer.pending > 0) await writer.flush();
+      await rows.add(item.bytes, item.mayHoldLongIntegers);
       if (!barrierRequested && ++sinceSizeCheck >= SIZE_CHECK_EVERY) {
         sinceSizeCheck = 0;
-        const full = writers.some(
-          (writer) => writer.part.rows >= policy.maxRowsPerPart || writer.part.bytes >= policy.maxBytesPerPart,
+        const full = [rows.part, records.part].some(
+          (part) => part.rows >= policy.maxRowsPerPart || part.bytes >= policy.maxBytesPerPart,
         );
         const { exported, expected = Number.POSITIVE_INFINITY } = crawl.progress();
         const late =
@@ -197,7 +186,9 @@ export async function exportResource(options: {
       requests += answer.requests;
     }
     await committing;
-    const parts = (await Promise.all(writers.map((writer) => writer.close()))).flat();
+    const [rowParts, recordParts] = await Promise.all([rows.close(), records.close()]);
+    const parts = [...rowParts.files, ...recordParts];
+    unknownFields = unknownFieldsBefore + rowParts.unknownFields;
     const check = checkCounts(evidence);
     await committer.finish(resource, parts, {
       count_before: report.countBefore,
@@ -234,7 +225,7 @@ export async function exportResource(options: {
   } catch (error) {
     // The batch still committing reads staging files: the caller's clean-up must not start under it.
     await committing.catch(() => undefined);
-    await Promise.all(writers.map((writer) => writer.abort()));
+    await Promise.all([rows.abort(), records.abort()]);
     throw error;
   }
 }

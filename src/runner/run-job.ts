@@ -59,6 +59,8 @@ export async function runJob(options: {
   signal?: AbortSignal;
   /** Shared by the shops' backups: one conversion at a time per worker. */
   parquetConverter?: BackupOptions['parquetConverter'];
+  /** Shared by the shops' backups too (see BackupOptions.openRows). */
+  openRows?: BackupOptions['openRows'];
   /** Each backup logs one progress line per resource this often (see BackupOptions.statsIntervalMs). */
   statsIntervalMs?: number;
 }): Promise<{ outcomes: ShopOutcome[]; summaryKey: string }> {
@@ -88,6 +90,7 @@ export async function runJob(options: {
             logger: options.logger,
             signal: options.signal,
             parquetConverter: options.parquetConverter,
+            openRows: options.openRows,
             statsIntervalMs: options.statsIntervalMs,
             acceptShrink: target.acceptShrink,
           });

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { crashPoint } from '../crash-point.js';
 import { SinkError } from './errors.js';
-import { GzipPartFile } from './gzip-part-file.js';
+import { GZIP_QUEUE_BYTES, GzipPartFile } from './gzip-part-file.js';
 import { TextCopy } from './text-copy.js';
 import type { FileFormat, WrittenFile } from './written-file.js';
 
@@ -59,7 +59,8 @@ const DEFAULT_GZIP_LEVEL = 1;
  */
 const BATCH_BYTES = 256 * 1024;
 const NO_BATCH = Buffer.alloc(0);
-const SPARE_BATCHES = 2;
+/** Batches gzip may hold (GZIP_QUEUE_BYTES), one being filled, and one for a text copy that lags. */
+const SPARE_BATCHES = GZIP_QUEUE_BYTES / BATCH_BYTES + 2;
 
 /** `part-00000`: five digits keep parts in order under a plain lexical listing. */
 function partName(index: number, extension: string): string {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { writeError } from '../local-file.js';
-import { tempPathFor } from './gzip-part-file.js';
+import { GZIP_QUEUE_BYTES, tempPathFor } from './gzip-part-file.js';
 
 /**
  * A part's lines as uncompressed text beside it in staging (a temp name: scratch, like the staging it lives in), for
@@ -17,7 +17,8 @@ export class TextCopy {
 
   constructor(partPath: string) {
     this.path = tempPathFor(partPath.replace(/\.gz$/, ''));
-    this.#stream = createWriteStream(this.path);
+    // Queues as much as the part's gzip does, so neither holds the writer back before the other.
+    this.#stream = createWriteStream(this.path, { highWaterMark: GZIP_QUEUE_BYTES });
     this.#done = once(this.#stream, 'finish').then(
       () => undefined,
       // Named after its part: the copy is scratch no one asked for, the part is what could not be written.

@@ -17,6 +17,8 @@ export interface CrawledRecord {
   readonly record: JsonObject;
   /** The record's top-level updated_at text as served (JSON escapes left in), where it has one. */
   updatedAt: string | undefined;
+  /** A run of 16+ digits stands outside the record's strings: an integer may be above 2^53 (see parseJson). */
+  readonly mayHoldLongIntegers: boolean;
 }
 
 /** One record of a list page with its top-level created_at text too, where the record has one. */
@@ -34,12 +36,11 @@ class ScannedRecord implements ListedRecord {
     readonly bytes: Buffer,
     readonly createdAt: string | undefined,
     readonly updatedAt: string | undefined,
-    /** A run of 16+ digits stands outside the record's strings: an id may be above 2^53. */
-    private readonly longIntegers: boolean,
+    readonly mayHoldLongIntegers: boolean,
   ) {}
 
   get record(): JsonObject {
-    return parseJson(this.bytes.toString('utf8'), this.longIntegers) as JsonObject;
+    return parseJson(this.bytes.toString('utf8'), this.mayHoldLongIntegers) as JsonObject;
   }
 }
 

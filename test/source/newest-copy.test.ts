@@ -46,7 +46,8 @@ describe('mayListAgain', () => {
 });
 
 function copy(id: string, createdAt: string | undefined, updatedAt: string | undefined): ListedRecord {
-  return { id, bytes: Buffer.from(`{"id":${id},"updated_at":"${updatedAt}"}`), record: {}, createdAt, updatedAt };
+  const bytes = Buffer.from(`{"id":${id},"updated_at":"${updatedAt}"}`);
+  return { id, bytes, record: {}, createdAt, updatedAt, mayHoldLongIntegers: id.length >= 16 };
 }
 
 describe('HeldCopies', () => {

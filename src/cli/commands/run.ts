@@ -10,7 +10,7 @@ import {
   OUTPUT_FLAGS,
   STATS_FLAG,
   stagingRootFor,
-  withConverterProcess,
+  withBackupWorkers,
 } from '../backup-run.js';
 import { defineCommand } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -65,7 +65,7 @@ export const runCommand = defineCommand({
       targets.flatMap((target) => (typeof target.token === 'string' ? [target.token] : [])),
     );
     const storage = await createStorage(job.out, s3SettingsFrom(flags, job.s3));
-    const { outcomes, summaryKey } = await withConverterProcess((parquetConverter) =>
+    const { outcomes, summaryKey } = await withBackupWorkers((workers) =>
       interruptible((signal) =>
         runJob({
           job,
@@ -75,7 +75,7 @@ export const runCommand = defineCommand({
           stagingRoot: stagingRootFor(job.out),
           logger,
           signal,
-          parquetConverter,
+          ...workers,
           statsIntervalMs: flags.stats * 1000,
         }),
       ),
