@@ -5,6 +5,7 @@ import type { ResourceName } from '../shopify/resources.js';
 import { lineSha256, RawArchiveWriter, rawLine } from '../sink/raw-archive-writer.js';
 import { RecordIndexWriter } from '../sink/record-index-writer.js';
 import { openRecordRows, type RecordRows, type RecordRowsOptions } from '../sink/record-rows.js';
+import type { WrittenFile } from '../sink/written-file.js';
 import { type CountEvidence, checkCounts, needsChangeCount } from '../snapshot/count-check.js';
 import type { CrawlBarrier, ShopSession } from '../source/index.js';
 import { tablesFor } from '../transform/index.js';
@@ -25,6 +26,14 @@ export interface PartPolicy {
   /** A part is finished once it holds this many rows or this many bytes of text. */
   maxRowsPerPart: number;
   maxBytesPerPart: number;
+  /**
+   * Between checkpoints, the table parts are also finished once this share of the records counted before the crawl
+   * came in since the last ones, if that is at least `aheadMinRecords`, and converted to Parquet ahead of the
+   * checkpoint that commits them (SnapshotCommitter.convertAhead): no barrier, the crawl goes on. Without it, DuckDB
+   * converted 90% of a fast crawl's rows after the late checkpoint, a quarter of the backup's wall time.
+   */
+  aheadShare: number;
+  aheadMinRecords: number;
 }
 
 export const DEFAULT_PART_POLICY: PartPolicy = {
@@ -33,6 +42,8 @@ export const DEFAULT_PART_POLICY: PartPolicy = {
   lateCheckpointMinRecords: 2_000,
   maxRowsPerPart: 1_000_000,
   maxBytesPerPart: 512 * 1024 * 1024,
+  aheadShare: 0.1,
+  aheadMinRecords: 10_000,
 };
 
 /** Checking every writer's part size per record would cost more than it saves; parts overshoot by at most this. */
@@ -119,11 +130,16 @@ export async function exportResource(options: {
   let lateCheckpoint = false;
   let sinceSizeCheck = 0;
   let committing: Promise<void> = Promise.resolve();
+  /** Table parts finished between barriers (converting ahead), committed with the next batch. */
+  let ahead: WrittenFile[] = [];
+  let aheadFrom = crawl.progress().exported;
   let commitFailure: { error: unknown } | undefined;
 
   const atBarrier = async (barrier: CrawlBarrier) => {
     const [rowParts, recordParts] = await Promise.all([rows.rotate(firstRotation), records.rotate(firstRotation)]);
-    const parts = [...rowParts.files, ...recordParts];
+    const parts = [...ahead, ...rowParts.files, ...recordParts];
+    ahead = [];
+    aheadFrom = crawl.progress().exported;
     unknownFields = unknownFieldsBefore + rowParts.unknownFields;
     firstRotation = false;
     // One batch commits while the next is written: staging holds at most two parts per table.
@@ -166,6 +182,11 @@ export async function exportResource(options: {
         if (full || late || Date.now() - lastBarrier >= policy.checkpointIntervalMs) {
           barrierRequested = true;
           crawl.requestBarrier();
+        } else if (exported - aheadFrom >= Math.max(policy.aheadMinRecords, expected * policy.aheadShare)) {
+          const finished = (await rows.rotate(false)).files;
+          committer.convertAhead(resource, finished);
+          ahead.push(...finished);
+          aheadFrom = exported;
         }
       }
     }
@@ -187,7 +208,7 @@ export async function exportResource(options: {
     }
     await committing;
     const [rowParts, recordParts] = await Promise.all([rows.close(), records.close()]);
-    const parts = [...rowParts.files, ...recordParts];
+    const parts = [...ahead, ...rowParts.files, ...recordParts];
     unknownFields = unknownFieldsBefore + rowParts.unknownFields;
     const check = checkCounts(evidence);
     await committer.finish(resource, parts, {
@@ -225,6 +246,7 @@ export async function exportResource(options: {
   } catch (error) {
     // The batch still committing reads staging files: the caller's clean-up must not start under it.
     await committing.catch(() => undefined);
+    await committer.settled();
     await Promise.all([rows.abort(), records.abort()]);
     throw error;
   }

@@ -43,6 +43,11 @@ export async function openCheckpoint(request: ResumeRequest): Promise<Checkpoint
         { snapshot: found.snapshot_id, earlier_requests: resumed.earlier_requests },
         'resuming unfinished snapshot',
       );
+      // A killed run may have uploaded parts after its last checkpoint, several of a table when parts were finished
+      // ahead of it; the resumed run need not write as many again, and whatever it does not overwrite must not stay.
+      const prefix = `${request.shop.key}/${found.snapshot_id}/`;
+      const listed = Object.values(found.resources).flatMap((progress) => progress?.files ?? []);
+      await removeUnfinished(storage, prefix, logger, new Set(listed.map((file) => `${prefix}${file.path}`)));
       return resumed;
     }
     logger.info({ snapshot: found.snapshot_id, reason: obstacle }, 'not resuming earlier snapshot');
@@ -86,12 +91,18 @@ export function resumeObstacle(
 }
 
 /**
- * Deletes what an abandoned unfinished snapshot uploaded. It never had a manifest, so nothing reads it; a store that
- * refuses deletes (a policy without s3:DeleteObject) keeps it, with a warning: the lifecycle rule expires it.
+ * Deletes what an unfinished snapshot uploaded, but `keep`: all of an abandoned one, or what a resumed one's checkpoint
+ * does not list. It never had a manifest, so nothing reads it; a store that refuses deletes (a policy without
+ * s3:DeleteObject) keeps it, with a warning: the lifecycle rule expires it.
  */
-async function removeUnfinished(storage: Storage, prefix: string, logger: Logger): Promise<void> {
+async function removeUnfinished(
+  storage: Storage,
+  prefix: string,
+  logger: Logger,
+  keep: ReadonlySet<string> = new Set(),
+): Promise<void> {
   try {
-    for await (const object of storage.list(prefix)) await storage.delete(object.key);
+    for await (const object of storage.list(prefix)) if (!keep.has(object.key)) await storage.delete(object.key);
   } catch (error) {
     logger.warn({ prefix, err: error }, 'could not remove an abandoned unfinished snapshot');
   }

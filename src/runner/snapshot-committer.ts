@@ -38,6 +38,8 @@ export interface PartBatch {
 export class SnapshotCommitter {
   readonly #chains = new Map<ResourceName, Promise<void>>();
   readonly #held = new Map<ResourceName, WrittenFile[]>();
+  /** Conversions and re-reads started ahead of their commit (see convertAhead), by the part's path. */
+  readonly #ahead = new Map<string, Promise<CheckedOutput[]>>();
   #checkpointWrite: Promise<void> = Promise.resolve();
   #announced: Promise<void> | undefined;
 
@@ -86,6 +88,24 @@ export class SnapshotCommitter {
     });
   }
 
+  /**
+   * Starts converting and re-reading finished parts before the batch that commits them, so that the converter works
+   * while the crawl goes on instead of after its last page; commit() and finish() take them from here, in order.
+   */
+  convertAhead(resource: ResourceName, parts: readonly WrittenFile[]): void {
+    for (const part of parts) {
+      const checked = this.#convert(resource, part);
+      // Observed by the batch that commits the part (or by settled(), should the run fail before it).
+      checked.catch(() => undefined);
+      this.#ahead.set(part.path, checked);
+    }
+  }
+
+  /** Resolves once nothing started ahead still reads staging: the caller's clean-up may remove it then. */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.#ahead.values());
+  }
+
   /** The last batch of a resource: after it, the resource is done and its summary final. */
   finish(resource: ResourceName, parts: WrittenFile[], summary: ResourceSummary): Promise<void> {
     return this.#enqueue(resource, async () => {
@@ -122,34 +142,46 @@ export class SnapshotCommitter {
   }
 
   async #commitParts(resource: ResourceName, parts: readonly WrittenFile[]): Promise<Committed> {
-    const { formats, staging } = this.options;
     const committed: Committed = { files: [], nextPart: {} };
     for (const part of parts) {
       this.options.signal?.throwIfAborted();
-      const outputs: WrittenFile[] = [];
-      if (part.format === 'raw' || (part.format === 'ndjson' && formats.includes('ndjson'))) outputs.push(part);
-      if (part.format === 'index') {
-        // Every snapshot has its record index, as Parquet, whatever its formats.
-        const index = await this.options.converter.convert(part, recordIndexTable(resource), join(staging, 'index'));
-        outputs.push({ ...index, format: 'index' });
-      }
-      const table = tablesFor(resource).find((t) => t.name === part.table);
-      if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
-        outputs.push(await this.options.converter.convert(part, table, join(staging, 'parquet'), this.options.lineage));
-      }
+      const ahead = this.#ahead.get(part.path);
+      this.#ahead.delete(part.path);
+      const outputs = await (ahead ?? this.#convert(resource, part));
       for (const output of outputs) {
         committed.files.push(await this.#upload(output));
         crashPoint('between-uploads');
       }
       committed.nextPart[partSeries(part)] = partNumber(part.path) + 1;
-      const done = [part, ...outputs].flatMap((file) => [file.path, ...(file.text === undefined ? [] : [file.text])]);
+      const done = [part, ...outputs.map(({ file }) => file)].flatMap((file) => [
+        file.path,
+        ...(file.text === undefined ? [] : [file.text]),
+      ]);
       await Promise.all(done.map((path) => rm(path, { force: true })));
     }
     return committed;
   }
 
-  async #upload(file: WrittenFile): Promise<ManifestFile> {
-    const checked = await reread(file, this.options.staging, this.options.converter);
+  /** The files a part becomes in the snapshot (itself, its Parquet, its index's Parquet), each re-read. */
+  async #convert(resource: ResourceName, part: WrittenFile): Promise<CheckedOutput[]> {
+    const { formats, staging, converter } = this.options;
+    const outputs: WrittenFile[] = [];
+    if (part.format === 'raw' || (part.format === 'ndjson' && formats.includes('ndjson'))) outputs.push(part);
+    if (part.format === 'index') {
+      // Every snapshot has its record index, as Parquet, whatever its formats.
+      const index = await converter.convert(part, recordIndexTable(resource), join(staging, 'index'));
+      outputs.push({ ...index, format: 'index' });
+    }
+    const table = tablesFor(resource).find((t) => t.name === part.table);
+    if (part.format === 'ndjson' && table !== undefined && formats.includes('parquet')) {
+      outputs.push(await converter.convert(part, table, join(staging, 'parquet'), this.options.lineage));
+    }
+    const checked: CheckedOutput[] = [];
+    for (const file of outputs) checked.push({ file, facts: await reread(file, staging, converter) });
+    return checked;
+  }
+
+  async #upload({ file, facts: checked }: CheckedOutput): Promise<ManifestFile> {
     // Before the first upload, the checkpoint names the snapshot: whatever lands in it can be found again.
     this.#announced ??= this.#saveCheckpoint();
     await this.#announced;
@@ -171,6 +203,12 @@ export class SnapshotCommitter {
     this.#checkpointWrite = write.catch(() => undefined);
     return write;
   }
+}
+
+/** A file of the snapshot in staging, with what its re-read found. */
+interface CheckedOutput {
+  file: WrittenFile;
+  facts: ManifestFile;
 }
 
 interface Committed {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,24 @@ describe('a run killed with SIGKILL resumes into exactly the snapshot an uninter
       expect(snapshots.filter((name) => /^\d{8}T/.test(name))).toHaveLength(point === 'after-manifest' ? 2 : 1);
     },
   );
+
+  it('a resumed run removes what the killed one uploaded after its last checkpoint, whatever it writes again', async () => {
+    const out = join(work, 'unlisted');
+    const killed = await backup(out, { TEST_SHOPSNAP_CRASH_AT: 'after-checkpoint:2' });
+    expect(killed.signal).toBe('SIGKILL');
+    const [shop] = (await readdir(out)).filter((name) => !name.startsWith('.'));
+    const [unfinished] = (await readdir(join(out, shop as string))).filter((name) => /^\d{8}T/.test(name));
+    // As a part finished ahead of a checkpoint that never came would be, several parts past the checkpoint's.
+    const stray = join(out, shop as string, unfinished as string, 'parquet', 'orders', 'part-00099.parquet');
+    await mkdir(join(stray, '..'), { recursive: true });
+    await writeFile(stray, 'not listed anywhere');
+    const rerun = await backup(out);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const { manifest, location } = JSON.parse(rerun.stdout);
+    expect(manifest.resumed.attempts).toBe(1);
+    expect(existsSync(stray)).toBe(false);
+    await expectExactSnapshot(location);
+  });
 
   it('a run asked for --fresh starts over and removes the unfinished snapshot', async () => {
     const out = join(work, 'fresh');
