@@ -27,10 +27,10 @@ export interface PartPolicy {
   maxRowsPerPart: number;
   maxBytesPerPart: number;
   /**
-   * Between checkpoints, the table parts are also finished once this share of the records counted before the crawl
-   * came in since the last ones, if that is at least `aheadMinRecords`, and converted to Parquet ahead of the
-   * checkpoint that commits them (SnapshotCommitter.convertAhead): no barrier, the crawl goes on. Without it, DuckDB
-   * converted 90% of a fast crawl's rows after the late checkpoint, a quarter of the backup's wall time.
+   * Between checkpoints, the parts are also finished once this share of the records counted before the crawl came in
+   * since the last ones, if that is at least `aheadMinRecords`, and converted and re-read ahead of the checkpoint that
+   * commits them (SnapshotCommitter.convertAhead): no barrier, the crawl goes on. Without it, DuckDB converted 90% of a
+   * fast crawl's rows after the late checkpoint, a quarter of the backup's wall time.
    */
   aheadShare: number;
   aheadMinRecords: number;
@@ -130,7 +130,7 @@ export async function exportResource(options: {
   let lateCheckpoint = false;
   let sinceSizeCheck = 0;
   let committing: Promise<void> = Promise.resolve();
-  /** Table parts finished between barriers (converting ahead), committed with the next batch. */
+  /** Parts finished between barriers (converting ahead), committed with the next batch. */
   let ahead: WrittenFile[] = [];
   let aheadFrom = crawl.progress().exported;
   let commitFailure: { error: unknown } | undefined;
@@ -183,7 +183,8 @@ export async function exportResource(options: {
           barrierRequested = true;
           crawl.requestBarrier();
         } else if (exported - aheadFrom >= Math.max(policy.aheadMinRecords, expected * policy.aheadShare)) {
-          const finished = (await rows.rotate(false)).files;
+          const [rowParts, recordParts] = await Promise.all([rows.rotate(false), records.rotate(false)]);
+          const finished = [...rowParts.files, ...recordParts];
           committer.convertAhead(resource, finished);
           ahead.push(...finished);
           aheadFrom = exported;

@@ -10,6 +10,7 @@ import { sqlString, withDuckDb } from '../../src/sink/duckdb.js';
 import { inProcessConverter } from '../../src/sink/parquet-converter.js';
 import { openRecordRows, type RecordRows } from '../../src/sink/record-rows.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
+import { expectIndexMatchesArchive } from '../helpers/snapshot-files.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -86,9 +87,11 @@ describe('table parts converted ahead of their checkpoint', { timeout: 60_000 },
     });
     const raw = manifest.files.filter((file) => file.format === 'raw');
     const orders = manifest.files.filter((file) => file.format === 'parquet' && file.table === 'orders');
-    expect(raw).toHaveLength(1);
-    // A part per 520 records (a fifth of the count), checked every 256 records, and the rest.
+    // A part per 520 records (a fifth of the count), checked every 256 records, and the rest: raw archive and tables.
     expect(orders.length).toBeGreaterThanOrEqual(4);
+    expect(raw).toHaveLength(orders.length);
+    expect(raw.reduce((sum, file) => sum + file.rows, 0)).toBe(2_600);
+    await expectIndexMatchesArchive(location, 'orders');
     expect(events.slice(0, events.indexOf('crawl over'))).toContain('convert orders');
     const ids = await withDuckDb({}, async (db) =>
       (
