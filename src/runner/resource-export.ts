@@ -142,7 +142,7 @@ export async function exportResource(options: {
     aheadFrom = crawl.progress().exported;
     unknownFields = unknownFieldsBefore + rowParts.unknownFields;
     firstRotation = false;
-    // One batch commits while the next is written: staging holds at most two parts per table.
+    // One batch commits while the next is written: staging holds at most two checkpoints' worth of parts.
     await committing;
     committing = committer.commit(
       { resource, parts, crawl: barrier.state },

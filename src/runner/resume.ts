@@ -104,7 +104,7 @@ async function removeUnfinished(
   try {
     for await (const object of storage.list(prefix)) if (!keep.has(object.key)) await storage.delete(object.key);
   } catch (error) {
-    logger.warn({ prefix, err: error }, 'could not remove an abandoned unfinished snapshot');
+    logger.warn({ prefix, err: error }, 'could not remove the files of an unfinished snapshot');
   }
 }
 

@@ -5,7 +5,7 @@ import { errorFromData, type RowReply, type RowRequest } from './row-thread-prot
 
 const WORKER = fileURLToPath(new URL('./row-thread-worker.js', import.meta.url));
 
-/** Records are sent to the thread in batches of about this many bytes: a message costs about as much as a record. */
+/** Records go to the thread in batches of about this many bytes, not a message each (a clone and a wake-up apiece). */
 const BATCH_BYTES = 256 * 1024;
 /** Batches sent and not yet done before add() waits: bounds the memory a slower thread can make the crawl hold. */
 const BATCHES_IN_FLIGHT = 4;
@@ -52,7 +52,13 @@ export class RowThread {
     if (this.#pending.size === 0) worker.ref();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ ...ask, id, handle } as RowRequest, transfer);
+      try {
+        worker.postMessage({ ...ask, id, handle } as RowRequest, transfer);
+      } catch (error) {
+        this.#pending.delete(id);
+        if (this.#pending.size === 0) worker.unref();
+        reject(error);
+      }
     });
   }
 
