@@ -16,8 +16,8 @@ type AskOf<R> = R extends unknown ? Omit<R, 'id' | 'handle'> : never;
 
 /**
  * One worker thread that flattens, encodes and writes the rows of every RecordRows opened on it (row-thread-worker.ts),
- * so that the thread running the crawl only scans pages, archives the raw records and hands their bytes over: parsing
- * and flattening a record cost as much CPU as everything else the crawl process does with it. Started on first use;
+ * so that the thread running the crawl only scans pages, archives the raw records and hands their bytes over: parsing,
+ * flattening and encoding are about a third of the crawl process's CPU (README, Snapshot throughput). Started on first use;
  * it keeps the process alive only while a request is unanswered. Only runnable from the built JavaScript.
  */
 export class RowThread {
@@ -33,9 +33,8 @@ export class RowThread {
 
   open(options: RecordRowsOptions): RecordRows {
     const handle = this.#nextHandle++;
-    const rows = new ThreadedRecordRows((ask, transfer) => this.#request(ask, handle, transfer));
-    rows.opened(this.#request({ op: 'open', options }, handle));
-    return rows;
+    const send: Send = (ask, transfer) => this.#request(ask, handle, transfer);
+    return new ThreadedRecordRows(send, send({ op: 'open', options }));
   }
 
   /** Ends the thread; RecordRows still open on it fail. */
@@ -96,13 +95,10 @@ class ThreadedRecordRows implements RecordRows {
   #failure: { error: unknown } | undefined;
   part = { rows: 0, bytes: 0 };
 
-  constructor(send: Send) {
+  /** `opened`: the open request's answer, whose failure is the first add's, like any batch's. */
+  constructor(send: Send, opened: Promise<RowReply>) {
     this.#send = send;
-  }
-
-  /** The open request: its failure is the first add's, like any batch's. */
-  opened(reply: Promise<RowReply>): void {
-    this.#inFlight.push(this.#settled(reply));
+    this.#inFlight.push(this.#settled(opened));
   }
 
   async add(bytes: Buffer, mayHoldLongIntegers: boolean): Promise<void> {

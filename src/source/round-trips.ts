@@ -97,19 +97,19 @@ export class RoundTrips {
   /** The typical round trip of an answer of this kind with `records` records; undefined before the first answer. */
   typicalMs(kind: RequestKind, resource: ResourceName | undefined, records: number): number | undefined {
     const line = this.line(kind, resource);
-    return line && Math.max(0, line.interceptMs + line.msPerRecord * records);
+    return line && lineAt(line, records);
   }
 
   /** The mean round trip of an answer of this kind with `records` records (see RoundTripLine.meanShare). */
   expectedMs(kind: RequestKind, resource: ResourceName | undefined, records: number): number | undefined {
     const line = this.line(kind, resource);
-    return line && Math.max(0, line.interceptMs + line.msPerRecord * records) * line.meanShare;
+    return line && lineAt(line, records) * line.meanShare;
   }
 
   /** The fastest recent answer of this kind, brought to `records` records along the line. */
   fastestMs(kind: RequestKind, resource: ResourceName | undefined, records: number): number | undefined {
     const line = this.line(kind, resource);
-    return line && Math.max(0, line.interceptMs + line.msPerRecord * records) * line.fastestShare;
+    return line && lineAt(line, records) * line.fastestShare;
   }
 
   private line(kind: RequestKind, resource: ResourceName | undefined): RoundTripLine | undefined {
@@ -118,6 +118,11 @@ export class RoundTrips {
     entry.line ??= fitRoundTrips(entry.samples);
     return entry.line;
   }
+}
+
+/** The line's round trip for an answer of `records` records. */
+function lineAt(line: RoundTripLine, records: number): number {
+  return Math.max(0, line.interceptMs + line.msPerRecord * records);
 }
 
 function keyOf(kind: RequestKind, resource: ResourceName | undefined): string {
