@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { WriteStream } from 'node:fs';
 import { open, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { getSystemErrorMap } from 'node:util';
@@ -27,6 +28,17 @@ export async function writeFileDurably(path: string, text: string): Promise<void
   } catch (error) {
     throw writeError(error, path);
   }
+}
+
+/**
+ * Stops a file stream and resolves once its file is closed. A stream still opening its file creates it after
+ * destroy() returns, so a temp file removed before 'close' could be created again behind the remover's back.
+ */
+export async function destroyAndClose(stream: WriteStream): Promise<void> {
+  if (stream.closed) return;
+  const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+  stream.destroy();
+  await closed;
 }
 
 /** Size and hex sha256 of a file as it is on disk, read back in full (never taken from a writer's counters). */

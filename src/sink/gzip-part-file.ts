@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createGzip, type Gzip, type ZlibOptions } from 'node:zlib';
 import { crashPoint } from '../crash-point.js';
-import { writeError } from '../local-file.js';
+import { destroyAndClose, writeError } from '../local-file.js';
 
 /**
  * zlib's default 16 KiB chunks cost about 1.3–2× the CPU of whole-buffer gzip on our rows (thread-pool round trips per
@@ -41,6 +41,7 @@ export class GzipPartFile {
   readonly path: string;
   readonly #temp: string;
   readonly #input: Transform;
+  readonly #file: WriteStream;
   readonly #hash = createHash('sha256');
   readonly #done: Promise<void>;
   #bytes = 0;
@@ -61,7 +62,8 @@ export class GzipPartFile {
         callback(null, chunk);
       },
     });
-    this.#done = pipeline(this.#input, count, createWriteStream(this.#temp)).catch((error: unknown) => {
+    this.#file = createWriteStream(this.#temp);
+    this.#done = pipeline(this.#input, count, this.#file).catch((error: unknown) => {
       throw writeError(error, path);
     });
     // Marked handled here; write() and finish() observe the failure.
@@ -96,6 +98,7 @@ export class GzipPartFile {
   async discard(): Promise<void> {
     this.#input.destroy();
     await this.#done.catch(() => undefined);
+    await destroyAndClose(this.#file);
     await rm(this.#temp, { force: true });
   }
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { writeError } from '../local-file.js';
+import { destroyAndClose, writeError } from '../local-file.js';
 import { GZIP_QUEUE_BYTES, tempPathFor } from './gzip-part-file.js';
 
 /**
@@ -47,7 +47,7 @@ export class TextCopy {
   }
 
   async discard(): Promise<void> {
-    this.#stream.destroy();
+    await destroyAndClose(this.#stream);
     await rm(this.path, { force: true });
   }
 }
