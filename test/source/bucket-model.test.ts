@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BucketModel, parseCallLimit } from '../../src/source/bucket-model.js';
+import { LeakyBucket } from '../../src/simulator/rate-limit.js';
+import { BucketModel, type BucketSample, parseCallLimit } from '../../src/source/bucket-model.js';
 
 describe('parseCallLimit', () => {
   it.each([
@@ -74,6 +75,17 @@ describe('BucketModel', () => {
     expect(model.levelAt(t + roundTripMs)).toBeCloseTo(5 - (prompt ? (leak * roundTripMs) / 1000 : 0), 6);
   });
 
+  it.each([
+    ['Basic 40 @ 2/s, its leak read 5% high', 40, 2, 2.1],
+    ['Basic 40 @ 2/s, its leak read 2% low', 40, 2, 1.96],
+    ['Plus 400 @ 20/s, its leak read 3% high', 400, 20, 20.6],
+  ])('keeps %s below the top through minutes of 1.9 s pages, and sends at its leak', (_name, max, leak, read) => {
+    const run = steadyCrawl(max, leak, read, 1900, 180_000);
+    expect(run.refused).toBe(0);
+    // A crawl bound by the leak gets all of it: the bucket's room once, then the leak for three minutes.
+    expect(run.sent).toBeGreaterThan(max - 3 + leak * 180 * 0.98);
+  });
+
   it('treats a bucket 429 as a full bucket and backs a measured leak off, once per overflow episode', () => {
     const model = busyModel(40, 20);
     const leak = model.leakPerSecond as number;
@@ -106,6 +118,47 @@ describe('BucketModel', () => {
     expect(model.waitMs(0)).toBe(0);
   });
 });
+
+/**
+ * A crawl with always more pages to ask for than the bucket lets through, against a server bucket (the simulator's), each
+ * answered `roundTripMs` after it was sent; the model's leak is held at `readLeak` (the measured rate's error) with
+ * every answer prompt. Counts what the server let through and what it refused.
+ */
+function steadyCrawl(
+  max: number,
+  leak: number,
+  readLeak: number,
+  roundTripMs: number,
+  forMs: number,
+): { sent: number; refused: number } {
+  let now = 0;
+  const bucket = new LeakyBucket({ bucket: max, leakPerSecond: leak }, () => now);
+  const model = new BucketModel();
+  const inFlight: Array<{ sample: BucketSample; answerMs: number }> = [];
+  let sent = 0;
+  let refused = 0;
+  for (; now < forMs; now++) {
+    while (inFlight[0] !== undefined && inFlight[0].answerMs <= now) {
+      const { sample } = inFlight.shift() as { sample: BucketSample };
+      model.observe(sample, max, now, { prompt: true, wayThereMs: roundTripMs / 2 });
+      model.leakPerSecond = readLeak;
+      model.learnedLeak = true;
+    }
+    while (model.waitMs(now) === 0) {
+      const seq = model.send(now);
+      const take = bucket.take();
+      if (!take.allowed) {
+        refused++;
+        model.markRefused(now, true);
+        continue;
+      }
+      sent++;
+      const used = parseCallLimit(take.header)?.used as number;
+      inFlight.push({ sample: { sendMs: now, seq, used }, answerMs: now + roundTripMs });
+    }
+  }
+  return { sent, refused };
+}
 
 /** A model that has seen one answer of a 40-bucket at 1 used, as on a shop that never fills it. */
 function answered(model: BucketModel): BucketModel {
