@@ -88,6 +88,8 @@ export class BucketModel {
   private drainedAtMs = Number.NEGATIVE_INFINITY;
   /** The leak the last drain proved, at least. */
   private drainedLeak = 0;
+  /** The fastest leak any drain proved: the floor of the leak, measured or not, until an overflow contradicts it. */
+  private provenLeak = 0;
   private heldAtMs = Number.NEGATIVE_INFINITY;
   /** Upper limit on the leak after an overflow; it rises again with every clean measurement. */
   private leakCeiling = Number.POSITIVE_INFINITY;
@@ -107,6 +109,11 @@ export class BucketModel {
   /** The measured leak, or until measured the tier guess for the bucket (the smallest one before any header). */
   private leakOrGuess(): number {
     return this.leakPerSecond ?? tierLeakPerSecond(this.max ?? SMALLEST_BUCKET);
+  }
+
+  /** Whether the leak is still the tier guess for a bucket seen in use: neither measured nor proven otherwise. */
+  get leakGuessed(): boolean {
+    return this.inUse && !this.learnedLeak && this.leakPerSecond === tierLeakPerSecond(this.max ?? SMALLEST_BUCKET);
   }
 
   /** Estimated bucket level at `nowMs` (never below 0). */
@@ -211,8 +218,10 @@ export class BucketModel {
     this.refused++;
     this.lastRefusedMs = nowMs;
     if (!full || this.max === undefined) return;
+    const known = this.learnedLeak || this.provenLeak > 0;
+    this.provenLeak = 0;
     // One backoff per overflow episode: the other requests already in flight overflow with it.
-    if (this.learnedLeak && this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
+    if (known && this.leakPerSecond !== undefined && nowMs - this.lastOverflowMs > OVERFLOW_EPISODE_MS) {
       this.lastOverflowMs = nowMs;
       this.leakCeiling = Math.max(tierLeakPerSecond(this.max), this.leakPerSecond * OVERFLOW_BACKOFF);
       this.leakPerSecond = this.leakCeiling;
@@ -243,6 +252,11 @@ export class BucketModel {
     if (leakedAtLeast >= DRAIN_FACTOR * tierLeakPerSecond(max)) {
       this.drainedAtMs = nowMs;
       this.drainedLeak = leakedAtLeast;
+      // The rate proved is the leak's floor for good, where the proof itself is forgotten after DRAIN_MEMORY_MS: it
+      // replaces a lower tier guess, and a measurement that reads lower (a bucket that runs empty between our sends
+      // reads low: 4/s on a bucket leaking 20/s that a drain had proved leaks at least 6.8/s).
+      this.provenLeak = Math.max(this.provenLeak, leakedAtLeast);
+      this.leakPerSecond = Math.min(Math.max(this.leakPerSecond ?? 0, this.provenLeak), this.leakCeiling);
     }
   }
 
@@ -272,7 +286,7 @@ export class BucketModel {
     if (this.estimates.length < ESTIMATES_TRUSTED) return;
     const sorted = [...this.estimates].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] as number;
-    this.leakPerSecond = Math.min(median, this.leakCeiling);
+    this.leakPerSecond = Math.min(Math.max(median, this.provenLeak), this.leakCeiling);
     this.leakCeiling *= CEILING_RECOVERY;
     this.learnedLeak = true;
   }

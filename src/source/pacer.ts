@@ -16,6 +16,8 @@ export interface BucketState {
   room: number;
   /** The leak to plan the crawl with (see BucketModel.planningLeak). */
   planningLeakPerSecond: number;
+  /** Whether that leak is only the tier's guess for a bucket in use (see BucketModel.leakGuessed). */
+  leakGuessed: boolean;
 }
 
 interface Waiter {
@@ -93,6 +95,7 @@ export class Pacer {
       leakPerSecond: this.model.leakPerSecond,
       room: this.model.roomAt(this.now()),
       planningLeakPerSecond: this.model.planningLeak(this.now()),
+      leakGuessed: this.model.leakGuessed,
     };
   }
 

@@ -142,7 +142,35 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   const sizeWaiters: Array<() => void> = [];
   const allSized = (): boolean => [...crawls].every((crawl) => crawl.ahead() !== undefined);
   const wakeSized = (): void => {
-    if (allSized()) for (const wake of sizeWaiters.splice(0)) wake();
+    if (!allSized()) return;
+    for (const wake of sizeWaiters.splice(0)) wake();
+    if (crawls.size > 0) probeBucket();
+  };
+
+  // A bucket's first answers look the same whether it leaks at its tier's rate or ten times that (a shop whose leak
+  // is not its tier's): they all count requests sent together. Planned for the tier's guess, the crawl keeps few
+  // chains until its second round of pages measures the leak, seconds in where pages take seconds. So where the guess
+  // has the leak decide the crawl's finish and a page is still out BUCKET_PROBE_DELAY_MS after the opening requests,
+  // one count goes out: its answer shows how many of them leaked meanwhile (BucketModel's drain proof), and the crawl
+  // plans with what it proved. A bucket that does leak at its tier's rate is out one request of its leak. Where pages
+  // come back sooner, their own rounds measure the leak as soon.
+  let bucketProbed = false;
+  let bucketProbe: NodeJS.Timeout | undefined;
+  const probeBucket = (): void => {
+    const work = workAhead();
+    const first = [...crawls][0];
+    if (bucketProbed || first === undefined || work === undefined) return;
+    bucketProbed = true;
+    if (!client.pacer.state().leakGuessed || !leakDecides(crawlModel(work))) return;
+    bucketProbe = setTimeout(() => {
+      bucketProbe = undefined;
+      const pageOut = [...crawls].some(
+        (crawl) => client.roundTrips.expectedMs('list', crawl.resource, PAGE_LIMIT) === undefined,
+      );
+      if (!pageOut || !client.pacer.state().leakGuessed) return;
+      countOf(first.resource, COMPLETE_LIST_FILTERS[first.resource]).then(rebalance, () => undefined);
+    }, BUCKET_PROBE_DELAY_MS);
+    bucketProbe.unref();
   };
 
   /** The shop's crawl as chain-plan.ts models it: the work ahead, the chains running, the bucket. */
@@ -294,6 +322,17 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
   };
 
+  /** A count outside any crawl, ahead of every page. */
+  function countOf(resource: ResourceName, filters: Record<string, string>) {
+    return context.request(client.apiUrl(`${resource}/count.json`, filters), readCount, {
+      priority: Number.MAX_SAFE_INTEGER,
+      shape: { kind: 'count', resource },
+      onRetry: () => undefined,
+      onHedge: () => undefined,
+      wanted: () => false,
+    });
+  }
+
   return {
     crawl(resource, crawlOptions = {}) {
       const crawl = new ResourceCrawl(resource, context, crawlOptions.resume);
@@ -314,15 +353,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
     async countChangedSince(resource, since) {
       const filters = { ...COMPLETE_LIST_FILTERS[resource], updated_at_min: formatFilterTime(since.getTime()) };
-      const url = client.apiUrl(`${resource}/count.json`, filters);
-      const shape = { kind: 'count', resource } as const;
-      const response = await context.request(url, readCount, {
-        priority: Number.MAX_SAFE_INTEGER,
-        shape,
-        onRetry: () => undefined,
-        onHedge: () => undefined,
-        wanted: () => false,
-      });
+      const response = await countOf(resource, filters);
       return { count: response.value, requests: 1 + response.retries };
     },
     stats() {
@@ -337,11 +368,18 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
     unanswered: () => client.unanswered(),
     close() {
+      clearTimeout(bucketProbe);
       queue.clear();
       if (options.client === undefined) client.close();
     },
   };
 }
+
+/**
+ * After the opening requests, the bucket probe's wait (see probeBucket): at least the drain proof's span, so that every
+ * opening request surely arrived and had time to leak.
+ */
+const BUCKET_PROBE_DELAY_MS = 600;
 
 /** Retry and 429 lines of one kind at most this often (the rest are counted into the next). */
 const RETRY_LOG_INTERVAL_MS = 10_000;

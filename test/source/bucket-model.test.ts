@@ -195,7 +195,13 @@ describe('BucketModel.planningLeak', () => {
       800,
       Number.POSITIVE_INFINITY,
     ],
-    ['that proof a second later: the tier guess again', 40, [...burst(), [600, 1]], 1800, 2],
+    [
+      'that proof a second later: no longer without a limit, but the rate it proved replaces the guess',
+      40,
+      [...burst(), [600, 1]],
+      1800,
+      10,
+    ],
     [
       'an empty bucket 400 ms after the burst: too short a span to tell a leak from unequal ways there',
       40,
@@ -243,7 +249,7 @@ describe('BucketModel.planningLeak', () => {
     // The request counted itself only: all 6 sent before it had leaked within 600 ms, at least 10/s, above the tier
     // guess of 2/s.
     expect(model.planningLeak(800)).toBe(10);
-    expect(model.planningLeak(1800)).toBe(2);
+    expect(model.planningLeak(1800)).toBe(10);
   });
 
   it.each([
@@ -254,6 +260,36 @@ describe('BucketModel.planningLeak', () => {
     const model = fedModel(max, leak, sendsPerSecond, 6000);
     if (Number.isFinite(expected)) expect(model.planningLeak(6000)).toBeCloseTo(expected, 0);
     else expect(model.planningLeak(6000)).toBe(expected);
+  });
+
+  it.each([
+    [
+      'a 40-bucket at 1 of 40, 600 ms after a burst of 6: it leaks at least 10/s, long after the proof',
+      [...burst(), [600, 1]],
+      10,
+      false,
+    ],
+    [
+      'a 40-bucket at 6 of 40 then (1 leaked, 1.7/s, as on a Basic shop): the tier guess stays',
+      [...burst(), [600, 6]],
+      2,
+      true,
+    ],
+  ] as const)('after %s', (_name, answers, leak, guessed) => {
+    const model = modelAfter(40, answers);
+    expect(model.leakPerSecond).toBeCloseTo(leak, 9);
+    expect(model.leakGuessed).toBe(guessed);
+    expect(model.planningLeak(60_000)).toBeCloseTo(leak, 9);
+  });
+
+  it('keeps a proven leak through measurements that read lower, and backs off from it when the bucket overflows', () => {
+    const model = modelAfter(40, [...burst(), [600, 1]]);
+    // A bucket we send to every 700 ms and that shows 5 each time reads 1.4/s: it ran empty between our sends.
+    for (let t = 1300; t <= 6000; t += 700) model.observe({ sendMs: t, seq: model.send(t), used: 5 }, 40, t + 100);
+    expect(model.learnedLeak).toBe(true);
+    expect(model.leakPerSecond).toBe(10);
+    model.markRefused(6200, true);
+    expect(model.leakPerSecond).toBeCloseTo(8.5, 9);
   });
 
   it('plans with the measured leak once it is known', () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/log.js';
 import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
 import { LATENCY_PRESETS, type ShopOptions, startShop, uniformLatency } from '../../src/simulator/index.js';
 import { openShopSession, type ResourceCrawlReport } from '../../src/source/index.js';
@@ -117,6 +118,28 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
     expect(shop.stats().throttled).toBe(0);
   });
 
+  it.each([
+    ['40 @ 20/s, which no tier leaks: proved so by a count, it gets its chains from the first pages', 40, 20, true],
+    ['Basic 40 @ 2/s: the count proves nothing, and the leak keeps deciding', 40, 2, false],
+    ['Plus 400 @ 20/s: the tier guess leaves the chains to decide, no count needed', 400, 20, true],
+  ])('%s', async (_name, bucket, leakPerSecond, manyChains) => {
+    // Counts at once, pages in about a second: the first answers of every bucket look alike (requests sent together).
+    const shop = await shopWith({
+      seed: 6,
+      products: 500,
+      customers: 2500,
+      orders: 12_000,
+      rate: { bucket, leakPerSecond },
+      latency: { ...LATENCY_PRESETS.none, listMs: 150, perRecordMs: { products: 3, customers: 3, orders: 3 } },
+    });
+    const planned = await windowsWhenPlanned(shop);
+    // Orders hold 48 pages: with the chains deciding, the depth of 20 goes mostly to them.
+    if (manyChains) expect(planned.orders).toBeGreaterThanOrEqual(10);
+    else expect(planned.orders + planned.customers + planned.products).toBeLessThanOrEqual(6);
+    const counts = Object.entries(shop.stats().byPath).filter(([path]) => path.endsWith('/count.json'));
+    expect(counts.reduce((sum, [, n]) => sum + n, 0)).toBe(bucket === 40 ? 4 : 3);
+  });
+
   it('asks for smaller pages where the shop cannot answer large ones, grows them back, and exports every record once', async () => {
     // Orders 1,000 to 1,600 by id are too heavy for pages of more than 60 (a 5xx, every time); the rest are not.
     const shop = await shopWith({ seed: 12, products: 0, customers: 0, orders: 3000, bigIdShare: 0.02 });
@@ -198,3 +221,35 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
     expect(changed).toBeGreaterThan(5);
   });
 });
+
+/**
+ * The windows each resource's crawl cut when its first page planned it (the "crawl planned" line); the crawl is
+ * aborted once every resource planned, before anything else.
+ */
+async function windowsWhenPlanned(shop: RunningShop): Promise<Record<ResourceName, number>> {
+  const planned: Partial<Record<ResourceName, number>> = {};
+  const abort = new AbortController();
+  const note = (fields: object, message?: string) => {
+    const line = fields as { resource?: ResourceName; windows?: number };
+    if (message !== 'crawl planned' || line.resource === undefined) return;
+    planned[line.resource] = line.windows;
+    if (Object.keys(planned).length === RESOURCES.length) abort.abort();
+  };
+  const logger = { debug: note, info: note, warn: note, error: note, child: () => logger } as unknown as Logger;
+  const session = openShopSession({
+    shopUrl: shop.url,
+    token: shop.token,
+    retry: FAST_RETRIES,
+    logger,
+    signal: abort.signal,
+  });
+  await Promise.all(
+    RESOURCES.map(async (resource) => {
+      for await (const _ of session.crawl(resource).records);
+    }),
+  ).catch((error: unknown) => {
+    if (!abort.signal.aborted) throw error;
+  });
+  session.close();
+  return planned as Record<ResourceName, number>;
+}
