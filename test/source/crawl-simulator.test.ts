@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log.js';
 import { RESOURCES, type ResourceName } from '../../src/shopify/resources.js';
@@ -229,6 +230,8 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
 async function windowsWhenPlanned(shop: RunningShop): Promise<Record<ResourceName, number>> {
   const planned: Partial<Record<ResourceName, number>> = {};
   const abort = new AbortController();
+  // Every request listens to the signal, as in a backup (runner/backup.ts lifts the limit the same way).
+  setMaxListeners(0, abort.signal);
   const note = (fields: object, message?: string) => {
     const line = fields as { resource?: ResourceName; windows?: number };
     if (message !== 'crawl planned' || line.resource === undefined) return;
