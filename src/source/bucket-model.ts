@@ -4,12 +4,13 @@
  *
  * - Every send adds 1 at its send time (conservative: the server counts it a little later).
  * - A response's header is the server's level just after that request arrived. The current level is then at least
- *   `used - leak × (now - sendTime)` and at most `used + sends since`, so the model never believes in more room
- *   than the header proves, nor in less than it allows.
+ *   `used - leak × (now - sendTime)` (plus the sends since, for a prompt answer once the leak is measured) and at
+ *   most `used + sends since`, so the model never believes in more room than the header proves, nor in less than it
+ *   allows.
  * - The leak rate is learned: between two responses (a, b) whose sends are ≥ MIN_SAMPLE_SPAN_MS apart and whose
  *   levels are both above zero, `leak ≈ (used_a + sends in (a, b] - used_b) / (t_b - t_a)`; the model uses the
- *   median of recent measurements. Until learned, Shopify's tiers give the guess: max/20 per second (40 → 2/s,
- *   80 → 4/s, 400 → 20/s).
+ *   median of recent measurements, never below what a drain proved (see DRAIN_WINDOW_MS). Until learned, Shopify's
+ *   tiers give the guess: max/20 per second (40 → 2/s, 80 → 4/s, 400 → 20/s).
  */
 export interface BucketSample {
   sendMs: number;
@@ -252,9 +253,9 @@ export class BucketModel {
     if (leakedAtLeast >= DRAIN_FACTOR * tierLeakPerSecond(max)) {
       this.drainedAtMs = nowMs;
       this.drainedLeak = leakedAtLeast;
-      // The rate proved is the leak's floor for good, where the proof itself is forgotten after DRAIN_MEMORY_MS: it
-      // replaces a lower tier guess, and a measurement that reads lower (a bucket that runs empty between our sends
-      // reads low: 4/s on a bucket leaking 20/s that a drain had proved leaks at least 6.8/s).
+      // The rate proved stays the leak's floor, where the proof itself is forgotten after DRAIN_MEMORY_MS: it replaces
+      // a lower tier guess and outweighs a measurement that reads lower (a bucket that runs empty between our sends
+      // reads low: 4/s on a bucket leaking 20/s, which a drain had proved leaks at least 6.8/s).
       this.provenLeak = Math.max(this.provenLeak, leakedAtLeast);
       this.leakPerSecond = Math.min(Math.max(this.leakPerSecond ?? 0, this.provenLeak), this.leakCeiling);
     }
