@@ -17,8 +17,8 @@ type AskOf<R> = R extends unknown ? Omit<R, 'id' | 'handle'> : never;
 /**
  * One worker thread that flattens, encodes and writes the rows of every RecordRows opened on it (row-thread-worker.ts),
  * so that the thread running the crawl only scans pages, archives the raw records and hands their bytes over: parsing,
- * flattening and encoding are about a third of the crawl process's CPU (README, Snapshot throughput). Started on first use;
- * it keeps the process alive only while a request is unanswered. Only runnable from the built JavaScript.
+ * flattening and encoding are about a third of the crawl process's CPU (README, Snapshot throughput). Started on first
+ * use; it keeps the process alive only while a request is unanswered. Only runnable from the built JavaScript.
  */
 export class RowThread {
   readonly #script: string;

@@ -257,8 +257,13 @@ export class BucketModel {
       // a lower tier guess and outweighs a measurement that reads lower (a bucket that runs empty between our sends
       // reads low: 4/s on a bucket leaking 20/s, which a drain had proved leaks at least 6.8/s).
       this.provenLeak = Math.max(this.provenLeak, leakedAtLeast);
-      this.leakPerSecond = Math.min(Math.max(this.leakPerSecond ?? 0, this.provenLeak), this.leakCeiling);
+      this.leakPerSecond = this.withinEvidence(this.leakPerSecond ?? 0);
     }
+  }
+
+  /** A leak rate kept between what a drain proved and what an overflow allows (the overflow wins). */
+  private withinEvidence(rate: number): number {
+    return Math.min(Math.max(rate, this.provenLeak), this.leakCeiling);
   }
 
   private learnLeak(sample: BucketSample): void {
@@ -287,7 +292,7 @@ export class BucketModel {
     if (this.estimates.length < ESTIMATES_TRUSTED) return;
     const sorted = [...this.estimates].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] as number;
-    this.leakPerSecond = Math.min(Math.max(median, this.provenLeak), this.leakCeiling);
+    this.leakPerSecond = this.withinEvidence(median);
     this.leakCeiling *= CEILING_RECOVERY;
     this.learnedLeak = true;
   }

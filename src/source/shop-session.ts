@@ -157,9 +157,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   let bucketProbed = false;
   let bucketProbe: NodeJS.Timeout | undefined;
   const probeBucket = (): void => {
+    if (bucketProbed) return;
     const work = workAhead();
     const first = [...crawls][0];
-    if (bucketProbed || first === undefined || work === undefined) return;
+    if (first === undefined || work === undefined) return;
     bucketProbed = true;
     if (!client.pacer.state().leakGuessed || !leakDecides(crawlModel(work))) return;
     bucketProbe = setTimeout(() => {
