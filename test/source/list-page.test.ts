@@ -38,6 +38,12 @@ describe('scanListPage', () => {
     ['long digits only inside a string', '{"id":1,"s":"12345678901234567890"}', { id: 1, s: '12345678901234567890' }],
     ['a long fraction', '{"id":1,"x":1.12345678901234567890}', { id: 1, x: 1.1234567890123457 }],
     ['15 digits', '{"id":123456789012345}', { id: 123456789012345 }],
+    ['an escaped backslash then an escaped quote', '{"id":1,"s":"a\\\\\\"}","t":"]"}', { id: 1, s: 'a\\"}', t: ']' }],
+    [
+      'two escaped backslashes before the closing quote',
+      '{"id":1,"s":"\\\\\\\\","t":"}"}',
+      { id: 1, s: '\\\\', t: '}' },
+    ],
   ])('parses a record with %s exactly', (_name, record, expected) => {
     const [scanned] = scanListPage(Buffer.from(`{"orders":[${record}]}`), 'orders', 'u');
     expect(scanned?.record).toEqual(expected);
@@ -52,6 +58,7 @@ describe('scanListPage', () => {
 
   it.each([
     ['a truncated body', '{"orders":[{"id":1},{"id":2,"note":"ab'],
+    ['a body cut after an escaped quote', '{"orders":[{"id":1,"note":"ab\\"'],
     ['a body cut between records', '{"orders":[{"id":1},'],
     ['another envelope', '{"products":[{"id":1}]}'],
     ['a record without id', '{"orders":[{"name":"x"}]}'],
