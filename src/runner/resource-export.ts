@@ -17,12 +17,14 @@ export interface PartPolicy {
   /** A checkpoint (parts finished, committed, progress recorded) at least this often while a resource is crawled. */
   checkpointIntervalMs: number;
   /**
-   * One more checkpoint once this share of the records counted before the crawl is in, if they are at least
-   * `lateCheckpointMinRecords`: the parts finished after the last page then hold only the rest, and the snapshot is
-   * done sooner after it (the earlier parts convert while the crawl waits on the shop).
+   * The parts are also finished and converted ahead once this share of the records counted before the crawl is in, if
+   * they are at least `lateRotationMinRecords`: the parts finished after the last page then hold only the rest, and
+   * the snapshot is done sooner after it (the earlier parts convert while the crawl waits on the shop). Ahead, not at
+   * a checkpoint: a crawl barrier there held every chain until the slowest page in flight came back, up to a page's
+   * time (2 s for orders, more in a tail) in the last seconds of the crawl.
    */
-  lateCheckpointShare: number;
-  lateCheckpointMinRecords: number;
+  lateRotationShare: number;
+  lateRotationMinRecords: number;
   /** A part is finished once it holds this many rows or this many bytes of text. */
   maxRowsPerPart: number;
   maxBytesPerPart: number;
@@ -38,8 +40,8 @@ export interface PartPolicy {
 
 export const DEFAULT_PART_POLICY: PartPolicy = {
   checkpointIntervalMs: 120_000,
-  lateCheckpointShare: 0.9,
-  lateCheckpointMinRecords: 2_000,
+  lateRotationShare: 0.9,
+  lateRotationMinRecords: 2_000,
   maxRowsPerPart: 1_000_000,
   maxBytesPerPart: 512 * 1024 * 1024,
   aheadShare: 0.1,
@@ -127,12 +129,14 @@ export async function exportResource(options: {
   let firstRotation = resume !== undefined;
   let lastBarrier = Date.now();
   let barrierRequested = false;
-  let lateCheckpoint = false;
+  let lateRotation = false;
   let sinceSizeCheck = 0;
   let committing: Promise<void> = Promise.resolve();
   /** Parts finished between barriers (converting ahead), committed with the next batch. */
   let ahead: WrittenFile[] = [];
   let aheadFrom = crawl.progress().exported;
+  /** Records written here, those of an earlier attempt included: the crawl's own count runs ahead by its queue. */
+  let written = aheadFrom;
   let commitFailure: { error: unknown } | undefined;
 
   const atBarrier = async (barrier: CrawlBarrier) => {
@@ -168,6 +172,7 @@ export async function exportResource(options: {
       // Date.parse reads the shop's RFC 3339 stamps exactly; anything else is NaN, which is no evidence.
       if (item.updatedAt !== undefined && Date.parse(item.updatedAt) >= sinceMs) changedSeen++;
       await rows.add(item.bytes, item.mayHoldLongIntegers);
+      written++;
       if (!barrierRequested && ++sinceSizeCheck >= SIZE_CHECK_EVERY) {
         sinceSizeCheck = 0;
         const full = [rows.part, records.part].some(
@@ -175,14 +180,12 @@ export async function exportResource(options: {
         );
         const { exported, expected = Number.POSITIVE_INFINITY } = crawl.progress();
         const late =
-          !lateCheckpoint &&
-          exported >= policy.lateCheckpointMinRecords &&
-          exported >= expected * policy.lateCheckpointShare;
-        if (late) lateCheckpoint = true;
-        if (full || late || Date.now() - lastBarrier >= policy.checkpointIntervalMs) {
+          !lateRotation && written >= policy.lateRotationMinRecords && written >= expected * policy.lateRotationShare;
+        if (late) lateRotation = true;
+        if (full || Date.now() - lastBarrier >= policy.checkpointIntervalMs) {
           barrierRequested = true;
           crawl.requestBarrier();
-        } else if (exported - aheadFrom >= Math.max(policy.aheadMinRecords, expected * policy.aheadShare)) {
+        } else if (late || exported - aheadFrom >= Math.max(policy.aheadMinRecords, expected * policy.aheadShare)) {
           const [rowParts, recordParts] = await Promise.all([rows.rotate(false), records.rotate(false)]);
           const finished = [...rowParts.files, ...recordParts];
           committer.convertAhead(resource, finished);

@@ -9,6 +9,7 @@ import { startShop } from '../../src/simulator/index.js';
 import { sqlString, withDuckDb } from '../../src/sink/duckdb.js';
 import { inProcessConverter } from '../../src/sink/parquet-converter.js';
 import { openRecordRows, type RecordRows } from '../../src/sink/record-rows.js';
+import { checkpointKey } from '../../src/snapshot/checkpoint.js';
 import { LocalDirStorage } from '../../src/storage/local-dir-storage.js';
 import { expectIndexMatchesArchive } from '../helpers/snapshot-files.js';
 
@@ -17,7 +18,10 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-/** A backup of the 2,600 orders of a simulated shop, as Parquet and raw, into a temp folder removed afterwards. */
+/**
+ * A backup of the 2,600 orders of a simulated shop, as Parquet and raw, into a temp folder removed afterwards;
+ * `checkpointWrites` counts the checkpoint's writes: one per batch of parts committed.
+ */
 async function backupOrders(options: Pick<BackupOptions, 'parts' | 'parquetConverter' | 'openRows'>) {
   const shop = await startShop({ seed: 41, products: 0, customers: 0, orders: 2_600 });
   const work = await mkdtemp(join(tmpdir(), 'shopsnap-parts-'));
@@ -25,10 +29,17 @@ async function backupOrders(options: Pick<BackupOptions, 'parts' | 'parquetConve
     () => shop.close(),
     () => rm(work, { recursive: true, force: true }),
   );
-  return runBackup({
+  const storage = new LocalDirStorage(join(work, 'out'));
+  let checkpointWrites = 0;
+  const putBytes = storage.putBytes.bind(storage);
+  storage.putBytes = (key, body, putOptions) => {
+    if (key === checkpointKey(parseShopAddress(shop.url).key)) checkpointWrites++;
+    return putBytes(key, body, putOptions);
+  };
+  const result = await runBackup({
     shop: parseShopAddress(shop.url),
     token: shop.token,
-    storage: new LocalDirStorage(join(work, 'out')),
+    storage,
     resources: ['orders'],
     formats: ['parquet', 'raw'],
     depth: 4,
@@ -36,14 +47,15 @@ async function backupOrders(options: Pick<BackupOptions, 'parts' | 'parquetConve
     logger: createLogger({ level: 'silent' }),
     ...options,
   });
+  return { ...result, checkpointWrites };
 }
 
-describe('the late checkpoint', { timeout: 60_000 }, () => {
+describe('the late rotation', { timeout: 60_000 }, () => {
   it.each([
     ['a resource past the threshold: the parts after the last page hold the rest only', 1_000, 2],
     ['a smaller one: one part', 3_000, 1],
-  ])('%s', async (_name, lateCheckpointMinRecords, parts) => {
-    const { manifest } = await backupOrders({ parts: { lateCheckpointShare: 0.5, lateCheckpointMinRecords } });
+  ])('%s', async (_name, lateRotationMinRecords, parts) => {
+    const { manifest } = await backupOrders({ parts: { lateRotationShare: 0.5, lateRotationMinRecords } });
     const raw = manifest.files.filter((file) => file.format === 'raw');
     const orders = manifest.files.filter((file) => file.format === 'parquet' && file.table === 'orders');
     expect(raw.map((file) => file.path)).toHaveLength(parts);
@@ -53,6 +65,15 @@ describe('the late checkpoint', { timeout: 60_000 }, () => {
     expect(raw[0]?.rows).toBeGreaterThanOrEqual(parts === 1 ? 2_600 : 1_300);
     expect(manifest.status).toBe('complete');
   });
+
+  it('is no checkpoint: the crawl goes on while its parts are finished (no batch of its own is committed)', async () => {
+    // A checkpoint's crawl barrier held every chain until the slowest page in flight came back.
+    const rotated = await backupOrders({ parts: { lateRotationShare: 0.5, lateRotationMinRecords: 1_000 } });
+    const whole = await backupOrders({ parts: { lateRotationShare: 0.5, lateRotationMinRecords: 3_000 } });
+    const rawParts = (run: typeof whole) => run.manifest.files.filter((file) => file.format === 'raw').length;
+    expect([rawParts(rotated), rawParts(whole)]).toEqual([2, 1]);
+    expect(rotated.checkpointWrites).toBe(whole.checkpointWrites);
+  });
 });
 
 describe('table parts converted ahead of their checkpoint', { timeout: 60_000 }, () => {
@@ -61,7 +82,7 @@ describe('table parts converted ahead of their checkpoint', { timeout: 60_000 },
     const converter = inProcessConverter();
     const { manifest, location } = await backupOrders({
       // No checkpoint but the last: only the parts finished ahead can have been converted before the crawl ended.
-      parts: { aheadShare: 0.2, aheadMinRecords: 500, lateCheckpointMinRecords: 10_000 },
+      parts: { aheadShare: 0.2, aheadMinRecords: 500, lateRotationMinRecords: 10_000 },
       parquetConverter: {
         ...converter,
         convert: (ndjson, table, outDir, lineage) => {
