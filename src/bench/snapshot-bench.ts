@@ -79,7 +79,7 @@ export async function runSnapshotBench(resource: ResourceName, records: number):
     if (baseline.records !== records) {
       throw new Error(`the JSON.parse pass read ${baseline.records} ${resource} of ${records}`);
     }
-    const per1000 = (seconds: number) => (seconds / records) * 1000;
+    const perRun = (seconds: number) => per1000(seconds, records);
     const cpuOf = (script: string) =>
       usage.each.filter((line) => line.script === script).reduce((sum, line) => sum + line.cpuSeconds, 0);
     return {
@@ -88,14 +88,14 @@ export async function runSnapshotBench(resource: ResourceName, records: number):
       wallSeconds,
       recordsPerSecond: records / wallSeconds,
       cpuPer1000: {
-        cli: per1000(cpuOf('main.js')),
-        converter: per1000(cpuOf('parquet-child.js')),
-        total: per1000(usage.cpuSeconds),
+        cli: perRun(cpuOf('main.js')),
+        converter: perRun(cpuOf('parquet-child.js')),
+        total: perRun(usage.cpuSeconds),
       },
       backup: usage,
-      shopCpuPer1000: per1000(shopCpu),
+      shopCpuPer1000: perRun(shopCpu),
       simulatorMaxRssMb: simulator.maxRssMb,
-      jsonParseCpuSecondsPer1000: per1000(baseline.cpuSeconds),
+      jsonParseCpuSecondsPer1000: perRun(baseline.cpuSeconds),
       floor,
       stages,
       load: { before: loadBefore, after: loadAfter },
@@ -135,7 +135,12 @@ async function jsonParseEveryPage(
 /** The floor's total, CPU seconds per 1,000 records: JSON.parse and the required steps at their cheapest. */
 export function floorPer1000(run: SnapshotBenchRun): number {
   const { gzip, reread, parquetWrite } = run.floor;
-  return run.jsonParseCpuSecondsPer1000 + ((gzip + reread + parquetWrite) / run.records) * 1000;
+  return run.jsonParseCpuSecondsPer1000 + per1000(gzip + reread + parquetWrite, run.records);
+}
+
+/** CPU seconds spent on `records` records, per 1,000 of them. */
+function per1000(seconds: number, records: number): number {
+  return (seconds / records) * 1000;
 }
 
 /**
@@ -144,9 +149,8 @@ export function floorPer1000(run: SnapshotBenchRun): number {
  * DuckDB, which is the conversion's CPU less the floor's Parquet write. CPU s per 1,000 records.
  */
 export function leastPer1000(run: SnapshotBenchRun): { steps: number[]; total: number } {
-  const perRecordOf = (seconds: number, records: number) => (seconds / records) * 1000;
-  const stage = (key: keyof Omit<SnapshotStages, 'records'>) => perRecordOf(run.stages[key], run.stages.records);
-  const rowsIntoDuckDb = Math.max(0, stage('convert') - perRecordOf(run.floor.parquetWrite, run.records));
+  const stage = (key: keyof Omit<SnapshotStages, 'records'>) => per1000(run.stages[key], run.stages.records);
+  const rowsIntoDuckDb = Math.max(0, stage('convert') - per1000(run.floor.parquetWrite, run.records));
   const steps = [stage('scan'), stage('flatten'), stage('encode'), rowsIntoDuckDb];
   return { steps, total: floorPer1000(run) + steps.reduce((sum, step) => sum + step, 0) };
 }
@@ -197,8 +201,9 @@ export function formatSnapshotBench(runs: SnapshotBenchRun[]): string {
     '| resource | records | JSON.parse | gzip -1 of NDJSON + raw text | re-read (count, sha256) | Parquet write from held rows | floor | floor ÷ JSON.parse |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...runs.map((run) => {
-      const per1000 = (seconds: number) => (seconds / run.records) * 1000;
-      const parts = [run.floor.gzip, run.floor.reread, run.floor.parquetWrite].map(per1000);
+      const parts = [run.floor.gzip, run.floor.reread, run.floor.parquetWrite].map((part) =>
+        per1000(part, run.records),
+      );
       return row([
         run.resource,
         count(run.records),
@@ -214,8 +219,7 @@ export function formatSnapshotBench(runs: SnapshotBenchRun[]): string {
     `| resource | records | ${STAGE_NAMES.map(([, name]) => name).join(' | ')} | stages | rest |`,
     `|---|---:|${STAGE_NAMES.map(() => '---:').join('|')}|---:|---:|`,
     ...runs.map((run) => {
-      const per1000 = (seconds: number) => (seconds / run.stages.records) * 1000;
-      const stages = STAGE_NAMES.map(([key]) => per1000(run.stages[key]));
+      const stages = STAGE_NAMES.map(([key]) => per1000(run.stages[key], run.stages.records));
       const sum = stages.reduce((total, stage) => total + stage, 0);
       return row([
         run.resource,

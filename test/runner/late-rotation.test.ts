@@ -30,10 +30,11 @@ async function backupOrders(options: Pick<BackupOptions, 'parts' | 'parquetConve
     () => rm(work, { recursive: true, force: true }),
   );
   const storage = new LocalDirStorage(join(work, 'out'));
+  const checkpoint = checkpointKey(parseShopAddress(shop.url).key);
   let checkpointWrites = 0;
   const putBytes = storage.putBytes.bind(storage);
   storage.putBytes = (key, body, putOptions) => {
-    if (key === checkpointKey(parseShopAddress(shop.url).key)) checkpointWrites++;
+    if (key === checkpoint) checkpointWrites++;
     return putBytes(key, body, putOptions);
   };
   const result = await runBackup({
