@@ -103,6 +103,25 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
 }
 
 /**
+ * New windows to cut now, of the `wanted` chains for the shop: a crawl that has not placed its records yet (it cannot be
+ * cut) keeps its share of them by its work, for when it has; the chains it already runs count towards that share.
+ * Counted twice, the share of the first crawl planned would shrink by the others' first chains, and the crawl planned
+ * first (with the least work per window for the others) finish last.
+ */
+export function chainsToCut(input: {
+  wanted: number;
+  /** Chains running now, the unplanned crawls' included. */
+  running: number;
+  /** The crawls not planned yet: their work ahead and the chains they run. */
+  unplanned: { workMs: number; chains: number };
+  /** The work ahead of every crawl. */
+  workMs: number;
+}): number {
+  const share = input.workMs > 0 ? Math.round((input.wanted * input.unplanned.workMs) / input.workMs) : 0;
+  return input.wanted - input.running - Math.max(0, share - input.unplanned.chains);
+}
+
+/**
  * Pages a window should hold at least. Where the leak decides, a partial last page costs a request's worth of the
  * leak, which the fluid model weighs (REQUESTS_PER_EXTRA_CHAIN), but a window of less than a page is all partial page;
  * elsewhere half a page is worth its round trip: at a crawl's end, a chain with a page and a half left finishes a page

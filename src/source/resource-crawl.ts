@@ -16,15 +16,22 @@ import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-
 import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
 
 /**
- * The first page of a resource too large for one page, where the leak does not decide the crawl's finish
- * (CrawlContext.requestsFree): a few records, answered in a fraction of a full page's time, tell where the records
- * begin and how densely, so every window can start a round trip of a full page sooner. It costs one request more than
- * full pages alone: where the leak decides, the leak's time (on Advanced, 80 at 4/s, three probes cost 0.75 s and
- * saved about 0.35 s of a bucket idle at the start).
+ * Records of the placement probe: sent beside the first full page of a resource too large for one page, once a
+ * request more costs the crawl no time (CrawlContext.placementWorthAsking), a few records, answered in a fraction of a
+ * full page's time, tell where the records begin and how densely, so every window can start a round trip of a full
+ * page sooner. It costs one request more than full pages alone: where the leak decides, the leak's time (on Advanced,
+ * 80 at 4/s, three probes cost 0.75 s and saved about 0.35 s of a bucket idle at the start). Where the bucket proves
+ * it leaks faster than its tier while the first pages are out (a 40 bucket leaking 20/s), it goes then.
  */
 const PROBE_LIMIT = 25;
-/** Records buffered between the crawl and the consumer (on top of the pages being handed over, see below). */
-const CHANNEL_CAPACITY = 500;
+/**
+ * Pages a crawl holds beyond a round of its shop's depth: received, buffered for the consumer or in flight together
+ * (pageRoom). The buffer between the crawl and the consumer holds a round of pages: a chain hands its page over
+ * before it asks for the next one, and with a buffer of 2 pages the chains of a round that landed together waited
+ * until the writer had taken their records (0.1–1.4 s a page; 12–14 of 350 slot-seconds on the Plus row of the crawl
+ * bench), the very wait the pages-ahead limit exists to decide.
+ */
+const PAGES_BEYOND_DEPTH = 2;
 /** The page in flight is expected to reach this much further than its records at the density ahead. */
 const IN_FLIGHT_MARGIN = 1.25;
 /** Windows with a created_at_min whose records prove the shop honours created_at (see windowProofs). */
@@ -73,10 +80,13 @@ export interface CrawlContext {
    */
   pageLimit(resource: ResourceName, chainRecords: number): number;
   /**
-   * Whether a request more costs the crawl no time: the leak does not decide its finish (chain-plan.ts). Answers once
-   * every crawl knows its size.
+   * Whether a placement probe is worth its request: true once a request more costs the crawl no time (the leak does
+   * not decide its finish, chain-plan.ts) and a slot is free for it, which may come to hold while the first pages are
+   * out (the bucket proves a faster leak than its tier's); false once `wanted` no longer holds.
    */
-  requestsFree(): Promise<boolean>;
+  placementWorthAsking(wanted: () => boolean): Promise<boolean>;
+  /** Most requests in flight for the shop: a crawl buffers a round of that many pages for its consumer. */
+  depth: number;
   /** A page landed, a chain ended or a resource learned its size: cut more windows where they pay for themselves. */
   rebalance(): void;
   logger?: Logger | undefined;
@@ -121,12 +131,7 @@ class FiltersIgnored extends Error {}
 export class ResourceCrawl {
   // The writer's first page of records pays for its start: its pace is measured after it (see pagesAheadLimit). Each
   // record it takes may end its being behind, so chains waiting for room look again.
-  readonly channel = new RecordChannel<CrawledRecord | CrawlBarrier>(CHANNEL_CAPACITY, {
-    warmUpItems: PAGE_LIMIT,
-    onTake: () => {
-      if (this.pageRoomWaiters.length > 0) this.wakePageRoomWaiters();
-    },
-  });
+  readonly channel: RecordChannel<CrawledRecord | CrawlBarrier>;
   readonly chains = new Set<Chain>();
   private readonly filters: Record<string, string>;
   /** Ids handed to the consumer. */
@@ -178,6 +183,12 @@ export class ResourceCrawl {
     private readonly resume?: CrawlResumeState,
   ) {
     this.filters = { ...COMPLETE_LIST_FILTERS[resource] };
+    this.channel = new RecordChannel(context.depth * PAGE_LIMIT, {
+      warmUpItems: PAGE_LIMIT,
+      onTake: () => {
+        if (this.pageRoomWaiters.length > 0) this.wakePageRoomWaiters();
+      },
+    });
   }
 
   /**
@@ -343,8 +354,9 @@ export class ResourceCrawl {
   }
 
   /**
-   * The count first: it tells whether the first page should be a full one (all the records fit) or the probe
-   * (PROBE_LIMIT), and a count answers in a fraction of the time of a page, so the crawl starts hardly later.
+   * The count first: it tells whether the records fit one page, and a count answers in a fraction of the time of a
+   * page, so the crawl starts hardly later. Then the first chain walks from the start; its first page, or the
+   * placement probe if that answers sooner (PROBE_LIMIT), places the records and the windows are cut.
    */
   private async crawlFromStart(): Promise<void> {
     this.countBefore = await this.count();
@@ -354,22 +366,29 @@ export class ResourceCrawl {
     );
     this.reportProgress();
     this.context.rebalance();
-    const probe = this.countBefore > PAGE_LIMIT && (await this.context.requestsFree());
-    const first: Chain = {
-      window: {},
-      sinceId: 0n,
-      records: 0,
-      done: false,
-      asked: 0,
-      size: probe ? { ...FULL_PAGES, limit: PROBE_LIMIT } : FULL_PAGES,
-    };
+    const first: Chain = { window: {}, sinceId: 0n, records: 0, done: false, asked: 0, size: FULL_PAGES };
     this.chains.add(first);
-    await this.fetchChainPage(first).catch((error: unknown) => this.chainError(error));
-    if (!this.failed && this.mode === 'windows' && !first.done) {
-      this.plan(first);
-      await this.runChains();
-    }
+    if (this.countBefore > PAGE_LIMIT) void this.placeAhead(first);
+    await this.runChains();
     if (!this.failed && this.mode === 'link') await this.runLinkChain();
+  }
+
+  /**
+   * The placement probe (PROBE_LIMIT): once worth its request, the oldest few records, whose span places the rest
+   * while the first chain's full page is still out. Its records are not handed over (that page brings them); a probe
+   * that fails or comes back after the page leaves the plan to the page, which meets any fault of the shop itself.
+   */
+  private async placeAhead(first: Chain): Promise<void> {
+    const unplaced = () => !this.planned && first.records === 0 && !this.failed && this.mode === 'windows';
+    if (!(await this.context.placementWorthAsking(unplaced))) return;
+    const url = this.context.apiUrl(`${this.resource}.json`, chainPageQuery(this.filters, {}, 0n, PROBE_LIMIT));
+    const response = await this.send(url, this.readPage, Number.MAX_SAFE_INTEGER, 'list').catch(() => undefined);
+    if (response === undefined || !unplaced()) return;
+    const created = response.value.map(({ createdAt }) => Date.parse(createdAt ?? '')).filter(Number.isFinite);
+    if (created.length === 0) return;
+    first.firstCreatedMs = Math.min(...created);
+    first.reachedMs = Math.max(...created);
+    this.plan(first, created.length);
   }
 
   /** Pages of work a chain probably has left; 0 for chains that cannot be split. */
@@ -442,18 +461,18 @@ export class ResourceCrawl {
   }
 
   /**
-   * Estimates where the records lie from the count and the first page, then lets the session decide how many windows
-   * the rest is worth now (more may follow as the bucket's leak becomes known). The oldest records' spacing tells
-   * when the rest ends at that density; a shop that grew has more records late, so they end no later than now (its
-   * later windows are cut again as their own pages show their density).
+   * Estimates where the records lie from the count and the oldest `placed` records (the first chain's span), then
+   * lets the session decide how many windows the rest is worth now (more may follow as the bucket's leak becomes
+   * known). The oldest records' spacing tells when the rest ends at that density; a shop that grew has more records
+   * late, so they end no later than now (its later windows are cut again as their own pages show their density).
    */
-  private plan(first: Chain): void {
+  private plan(first: Chain, placed: number): void {
     const total = this.countBefore ?? 0;
     const start = first.firstCreatedMs;
     const reached = first.reachedMs;
     if (start === undefined || reached === undefined) return;
-    const oldest = first.records / Math.max(1000, reached - start);
-    const rest = Math.max(0, total - first.records);
+    const oldest = placed / Math.max(1000, reached - start);
+    const rest = Math.max(0, total - placed);
     this.horizonMs = Math.min(reached + rest / oldest, Math.max(reached + 1000, Date.now()));
     this.density = rest > 0 ? rest / Math.max(1000, this.horizonMs - reached) : oldest;
     this.context.rebalance();
@@ -536,10 +555,7 @@ export class ResourceCrawl {
     // The client may have asked for fewer records than the chain did (pages too large to answer, see ShopClient).
     const asked = pageLimitOf(response.url);
     // Fewer than sent: the client halved a page the shop kept failing (ShopClient).
-    chain.size =
-      asked === PROBE_LIMIT && since === 0n
-        ? FULL_PAGES
-        : pageSizeAfter(chain.size, asked < sent ? asked : chain.size.limit);
+    chain.size = pageSizeAfter(chain.size, asked < sent ? asked : chain.size.limit);
     this.pages++;
     let previous = since;
     let reached = chain.reachedMs;
@@ -571,6 +587,7 @@ export class ResourceCrawl {
     // Without a next link a full page is the last only if the shop has shown it sends them: one that never does
     // still gets the empty page that proves the end.
     if (records.length < asked || (next === undefined && this.nextLinksShown)) chain.done = true;
+    else if (!this.planned && since === 0n && this.mode === 'windows') this.plan(chain, chain.records);
     else this.context.rebalance();
     this.pagesWaiting++;
     try {
@@ -589,14 +606,17 @@ export class ResourceCrawl {
     }
   }
 
-  /** Waits while enough pages are ahead of the consumer (see pagesAheadLimit), then counts one more in flight. */
+  /**
+   * Waits while enough pages are ahead of the consumer (see pagesAheadLimit), or a round of the depth and
+   * PAGES_BEYOND_DEPTH whatever its pace (before it has shown one), then counts one more in flight.
+   */
   private async pageRoom(): Promise<void> {
-    while (
-      this.consumerBehind() &&
-      this.pagesWaiting + this.pagesInFlight >=
-        pagesAheadLimit(this.context.pageMs(this.resource), this.consumerMsPerPage()) &&
-      !this.failed
-    ) {
+    for (;;) {
+      const ahead = this.pagesWaiting + this.pagesInFlight + Math.floor(this.channel.size / PAGE_LIMIT);
+      const limit = this.consumerBehind()
+        ? pagesAheadLimit(this.context.pageMs(this.resource), this.consumerMsPerPage())
+        : Number.POSITIVE_INFINITY;
+      if (this.failed || ahead < Math.min(limit, this.context.depth + PAGES_BEYOND_DEPTH)) break;
       // Woken when a page lands or is handed over, and when the consumer takes a record (see channel).
       await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
     }

@@ -3,6 +3,7 @@ import { type Logger, stormGuard } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
 import {
   type ChainWork,
+  chainsToCut,
   chainsWorthRunning,
   closingPageLimit,
   leakDecides,
@@ -195,6 +196,18 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     return work !== undefined && !leakDecides(crawlModel(work));
   };
 
+  // Crawls waiting to learn whether their placement probe is worth its request (CrawlContext.placementWorthAsking):
+  // settled at each rebalance, when a page lands or the bucket probe answers.
+  const placementWaiters = new Set<{ wanted: () => boolean; settle: (worth: boolean) => void }>();
+  const settlePlacements = (): void => {
+    for (const waiter of placementWaiters) {
+      const worth = !waiter.wanted() ? false : requestsFree() && queue.pending + queue.size < depth ? true : undefined;
+      if (worth === undefined) continue;
+      placementWaiters.delete(waiter);
+      waiter.settle(worth);
+    }
+  };
+
   // A late page is asked for again only where that costs no other request its slot nor its share of the leak: a
   // slot is free, nothing waits for one, the bucket has room now and requests are free.
   const hedges = new HedgedRequests(
@@ -209,25 +222,25 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   // want fewer.
   const rebalance = (): void => {
     wakeSized();
+    settlePlacements();
     const bucket = client.pacer.state();
     const work = workAhead();
     if (work === undefined && Number.isFinite(bucket.planningLeakPerSecond)) return;
     const open: Array<{ crawl: ResourceCrawl; chain: Chain } & ChainWork> = [];
-    let unplannedMs = 0;
+    const unplanned = { workMs: 0, chains: 0 };
     for (const crawl of crawls) {
       for (const chain of crawl.chains) {
-        if (!chain.done && crawl.planned)
+        if (chain.done) continue;
+        if (crawl.planned)
           open.push({ crawl, chain, pages: crawl.remainingPages(chain), pageMs: pageMs(crawl.resource) });
+        else unplanned.chains++;
       }
-      if (!crawl.planned) unplannedMs += workOf(crawl)?.workMs ?? 0;
+      if (!crawl.planned) unplanned.workMs += workOf(crawl)?.workMs ?? 0;
     }
-    const totalMs = work?.workMs ?? 0;
     const crawl = crawlModel(work);
-    const chains = crawl.chains;
     const minPages = minPagesPerWindow(leakDecides(crawl));
     const wanted = chainsWorthRunning({ ...crawl, open, minPages });
-    const reserved = totalMs > 0 ? Math.round((wanted * unplannedMs) / totalMs) : 0;
-    const extra = wanted - reserved - chains;
+    const extra = chainsToCut({ wanted, running: crawl.chains, unplanned, workMs: work?.workMs ?? 0 });
     if (extra <= 0) return;
     spreadChains(open, extra, minPages).forEach((windows, i) => {
       const entry = open[i];
@@ -264,12 +277,16 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     logger: options.logger,
     onProgress: options.onProgress,
     apiUrl: (path, query) => client.apiUrl(path, query),
+    depth,
     rebalance,
     pageMs,
-    requestsFree: async () => {
+    placementWorthAsking: async (wanted) => {
       // The counts go out together; the bucket they leave shows only once they all answered.
       if (!allSized()) await new Promise<void>((resolve) => sizeWaiters.push(resolve));
-      return requestsFree();
+      return new Promise<boolean>((settle) => {
+        placementWaiters.add({ wanted, settle });
+        settlePlacements();
+      });
     },
     pageLimit: (resource, chainRecords) => {
       const work = workAhead();
@@ -370,6 +387,8 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     unanswered: () => client.unanswered(),
     close() {
       clearTimeout(bucketProbe);
+      for (const waiter of placementWaiters) waiter.settle(false);
+      placementWaiters.clear();
       queue.clear();
       if (options.client === undefined) client.close();
     },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CHAIN_MARGIN,
   type ChainPlanInput,
+  chainsToCut,
   chainsWorthRunning,
   closingPageLimit,
   expectedFinishMs,
@@ -158,6 +159,20 @@ describe('spreading new windows', () => {
   ])('%s', (_name, leak, minPages, spread) => {
     expect(minPagesPerWindow(leak)).toBe(minPages);
     expect(spreadChains(even([30, 12, 5]), 50, minPagesPerWindow(leak))).toEqual(spread);
+  });
+});
+
+describe('chainsToCut', () => {
+  // The Plus row of the crawl bench when orders (80 of 161 pages) placed its records first: products and customers
+  // still run their first chains, and their share of 20 chains is 10.
+  it.each([
+    ['the unplaced crawls keep their share, their running chains in it', 20, 3, { workMs: 81, chains: 2 }, 161, 9],
+    ['every crawl placed: the rest of the chains', 20, 3, { workMs: 0, chains: 0 }, 161, 17],
+    ['the unplaced crawls already run their share', 20, 12, { workMs: 20, chains: 5 }, 100, 8],
+    ['no work known: nothing reserved', 20, 3, { workMs: 0, chains: 2 }, 0, 17],
+    ['as many as wanted already run', 5, 5, { workMs: 0, chains: 0 }, 50, 0],
+  ])('%s', (_name, wanted, running, unplanned, workMs, expected) => {
+    expect(chainsToCut({ wanted, running, unplanned, workMs })).toBe(expected);
   });
 });
 

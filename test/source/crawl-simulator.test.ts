@@ -119,25 +119,27 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
     expect(shop.stats().throttled).toBe(0);
   });
 
-  // Counts: one per resource, plus the bucket probe's where the tier guess has the leak decide.
+  // Counts: one per resource, plus the bucket probe's where the tier guess has the leak decide. Placed by the probe:
+  // every resource's windows cut before its first full page came back.
   it.each([
-    ['40 @ 20/s, which no tier leaks: proved so by a count, it gets its chains from the first pages', 40, 20, true, 4],
+    ['40 @ 20/s, which no tier leaks: proved so by a count, it gets its chains from placement probes', 40, 20, true, 4],
     ['Basic 40 @ 2/s: the count proves nothing, and the leak keeps deciding', 40, 2, false, 4],
     ['Plus 400 @ 20/s: the tier guess leaves the chains to decide, no count needed', 400, 20, true, 3],
-  ])('%s', async (_name, bucket, leakPerSecond, manyChains, counts) => {
-    // Counts at once, pages in about a second: the first answers of every bucket look alike (requests sent together).
+  ])('%s', async (_name, bucket, leakPerSecond, chainsDecide, counts) => {
+    // Counts at once, pages in 1.15 s: the first answers of every bucket look alike (requests sent together).
     const shop = await shopWith({
       seed: 6,
       products: 500,
       customers: 2500,
       orders: 12_000,
       rate: { bucket, leakPerSecond },
-      latency: { ...LATENCY_PRESETS.none, listMs: 150, perRecordMs: { products: 3, customers: 3, orders: 3 } },
+      latency: { ...LATENCY_PRESETS.none, listMs: 150, perRecordMs: { products: 4, customers: 4, orders: 4 } },
     });
-    const planned = await windowsWhenPlanned(shop);
+    const { windows: planned, placedByProbe } = await windowsWhenPlanned(shop);
     // Orders hold 48 pages: with the chains deciding, the depth of 20 goes mostly to them.
-    if (manyChains) expect(planned.orders).toBeGreaterThanOrEqual(10);
+    if (chainsDecide) expect(planned.orders).toBeGreaterThanOrEqual(10);
     else expect(planned.orders + planned.customers + planned.products).toBeLessThanOrEqual(6);
+    expect(placedByProbe).toEqual(RESOURCES.map(() => chainsDecide));
     const countPaths = Object.entries(shop.stats().byPath).filter(([path]) => path.endsWith('/count.json'));
     expect(countPaths.reduce((sum, [, n]) => sum + n, 0)).toBe(counts);
   });
@@ -225,18 +227,26 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
 });
 
 /**
- * The windows each resource's crawl cut when its first page planned it (the "crawl planned" line); the crawl is
- * aborted once every resource planned, before anything else.
+ * The windows each resource's crawl cut when it was planned (the "crawl planned" line), and whether that came before
+ * its first full page was answered (planned from the placement probe); the crawl is aborted once every resource
+ * planned, before anything else.
  */
-async function windowsWhenPlanned(shop: RunningShop): Promise<Record<ResourceName, number>> {
+async function windowsWhenPlanned(
+  shop: RunningShop,
+): Promise<{ windows: Record<ResourceName, number>; placedByProbe: boolean[] }> {
   const planned: Partial<Record<ResourceName, number>> = {};
+  const fullPageAnswered = new Set<ResourceName>();
+  const placedByProbe: Partial<Record<ResourceName, boolean>> = {};
   const abort = new AbortController();
   // Every request listens to the signal, as in a backup (runner/backup.ts lifts the limit the same way).
   setMaxListeners(0, abort.signal);
   const note = (fields: object, message?: string) => {
-    const line = fields as { resource?: ResourceName; windows?: number };
-    if (message !== 'crawl planned' || line.resource === undefined) return;
+    const line = fields as { resource?: ResourceName; windows?: number; url?: string };
+    if (line.resource === undefined) return;
+    if (message === 'request answered' && line.url?.includes('limit=250')) fullPageAnswered.add(line.resource);
+    if (message !== 'crawl planned') return;
     planned[line.resource] = line.windows;
+    placedByProbe[line.resource] = !fullPageAnswered.has(line.resource);
     if (Object.keys(planned).length === RESOURCES.length) abort.abort();
   };
   const logger = { debug: note, info: note, warn: note, error: note, child: () => logger } as unknown as Logger;
@@ -255,5 +265,8 @@ async function windowsWhenPlanned(shop: RunningShop): Promise<Record<ResourceNam
     if (!abort.signal.aborted) throw error;
   });
   session.close();
-  return planned as Record<ResourceName, number>;
+  return {
+    windows: planned as Record<ResourceName, number>,
+    placedByProbe: RESOURCES.map((resource) => placedByProbe[resource] as boolean),
+  };
 }
