@@ -16,12 +16,13 @@ import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-
 import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
 
 /**
- * Records of the placement probe: sent beside the first full page of a resource too large for one page, once a
- * request more costs the crawl no time (CrawlContext.placementWorthAsking), a few records, answered in a fraction of a
- * full page's time, tell where the records begin and how densely, so every window can start a round trip of a full
- * page sooner. It costs one request more than full pages alone: where the leak decides, the leak's time (on Advanced,
- * 80 at 4/s, three probes cost 0.75 s and saved about 0.35 s of a bucket idle at the start). Where the bucket proves
- * it leaks faster than its tier while the first pages are out (a 40 bucket leaking 20/s), it goes then.
+ * Records of the placement probe, sent beside the first full page of a resource too large for one page once a request
+ * more costs the crawl no time (CrawlContext.placementWorthAsking): a few records, answered in a fraction of a full
+ * page's time, tell where the records begin and how densely, so every window can start a round trip of a full page
+ * sooner. It costs one request more than full pages alone, which where the leak decides is the leak's time (on
+ * Advanced, 80 at 4/s, three probes cost 0.75 s and saved about 0.35 s of a bucket idle at the start). Where the
+ * bucket proves it leaks faster than its tier's guess while the first pages are out (a 40 bucket leaking 20/s), the
+ * probe goes then.
  */
 const PROBE_LIMIT = 25;
 /**
