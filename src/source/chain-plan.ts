@@ -105,8 +105,8 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
 /**
  * New windows to cut now, of the `wanted` chains for the shop: a crawl that has not placed its records yet (it cannot be
  * cut) keeps its share of them by its work, for when it has; the chains it already runs count towards that share.
- * Counted twice, the share of the first crawl planned would shrink by the others' first chains, and the crawl planned
- * first (with the least work per window for the others) finish last.
+ * Counted twice, the share of the crawl planned first would shrink by the others' first chains, and that crawl would
+ * finish last (with more work per window than the others).
  */
 export function chainsToCut(input: {
   wanted: number;
