@@ -25,6 +25,7 @@ import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './window
  * probe goes then.
  */
 const PROBE_LIMIT = 25;
+const PROBE_FIELDS = 'id,created_at';
 /**
  * Pages a crawl holds beyond a round of its shop's depth: received, buffered for the consumer or in flight together
  * (pageRoom). The buffer between the crawl and the consumer holds a round of pages: a chain hands its page over
@@ -375,14 +376,17 @@ export class ResourceCrawl {
   }
 
   /**
-   * The placement probe (PROBE_LIMIT): once worth its request, the oldest few records, whose span places the rest
-   * while the first chain's full page is still out. Its records are not handed over (that page brings them); a probe
-   * that fails or comes back after the page leaves the plan to the page, which meets any fault of the shop itself.
+   * The placement probe (PROBE_LIMIT): once worth its request, the ids and created_at of the oldest few records, whose
+   * span places the rest while the first chain's full page is still out. Only those two fields: the probe is no copy
+   * of the records (the page brings them), so a copy it might serve after an update can never be newer than the one
+   * kept. A probe that fails or comes back after the page leaves the plan to the page, which meets any fault of the
+   * shop itself.
    */
   private async placeAhead(first: Chain): Promise<void> {
     const unplaced = () => !this.planned && first.records === 0 && !this.failed && this.mode === 'windows';
     if (!(await this.context.placementWorthAsking(unplaced))) return;
-    const url = this.context.apiUrl(`${this.resource}.json`, chainPageQuery(this.filters, {}, 0n, PROBE_LIMIT));
+    const query = { ...chainPageQuery(this.filters, {}, 0n, PROBE_LIMIT), fields: PROBE_FIELDS };
+    const url = this.context.apiUrl(`${this.resource}.json`, query);
     const response = await this.send(url, this.readPage, Number.MAX_SAFE_INTEGER, 'list').catch(() => undefined);
     if (response === undefined || !unplaced()) return;
     const created = response.value.map(({ createdAt }) => Date.parse(createdAt ?? '')).filter(Number.isFinite);

@@ -70,6 +70,8 @@ function note(served: ServedCopies, resource: string, text: string): string[] {
   const records = (parseJson(text) as JsonObject)[resource] as JsonObject[];
   const ids = records.map((record) => String(record.id));
   records.forEach((record, i) => {
+    // A page of a few fields only (the placement probe's id and created_at) serves no copy of the record.
+    if (record.updated_at === undefined) return;
     const key = `${resource}:${ids[i]}`;
     served.set(key, [...(served.get(key) ?? []), String(record.updated_at)]);
   });
