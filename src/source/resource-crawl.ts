@@ -592,7 +592,7 @@ export class ResourceCrawl {
     // Without a next link a full page is the last only if the shop has shown it sends them: one that never does
     // still gets the empty page that proves the end.
     if (records.length < asked || (next === undefined && this.nextLinksShown)) chain.done = true;
-    else if (!this.planned && since === 0n && this.mode === 'windows') this.plan(chain, chain.records);
+    else if (!this.planned && since === 0n) this.plan(chain, chain.records);
     else this.context.rebalance();
     this.pagesWaiting++;
     try {

@@ -196,23 +196,24 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     return work !== undefined && !leakDecides(crawlModel(work));
   };
 
+  /** A request sent now would go out at once: nothing waits for a slot, and one is free. */
+  const slotFree = (): boolean => queue.size === 0 && queue.pending < depth;
+
   // Crawls waiting to learn whether their placement probe is worth its request (CrawlContext.placementWorthAsking):
   // settled at each rebalance, when a page lands or the bucket probe answers.
   const placementWaiters = new Set<{ wanted: () => boolean; settle: (worth: boolean) => void }>();
   const settlePlacements = (): void => {
     for (const waiter of placementWaiters) {
-      const worth = !waiter.wanted() ? false : requestsFree() && queue.pending + queue.size < depth ? true : undefined;
-      if (worth === undefined) continue;
+      const wanted = waiter.wanted();
+      if (wanted && !(slotFree() && requestsFree())) continue;
       placementWaiters.delete(waiter);
-      waiter.settle(worth);
+      waiter.settle(wanted);
     }
   };
 
   // A late page is asked for again only where that costs no other request its slot nor its share of the leak: a
   // slot is free, nothing waits for one, the bucket has room now and requests are free.
-  const hedges = new HedgedRequests(
-    () => queue.size === 0 && queue.pending < depth && client.pacer.state().room >= 1 && requestsFree(),
-  );
+  const hedges = new HedgedRequests(() => slotFree() && client.pacer.state().room >= 1 && requestsFree());
 
   // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl sooner, counting their
   // partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows go to
