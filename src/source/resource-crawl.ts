@@ -175,6 +175,8 @@ export class ResourceCrawl {
   private awaitingProof = 0;
   /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
   private pagesWaiting = 0;
+  /** Records of those pages not yet handed over: passed by their chains, not yet in `seen` (see unplacedRecords). */
+  private recordsInHand = 0;
   private pagesInFlight = 0;
   private pageRoomWaiters: Array<() => void> = [];
   private barrier: { emitted: boolean; parked: number; release: () => void; released: Promise<void> } | undefined;
@@ -583,6 +585,7 @@ export class ResourceCrawl {
     chain.reachedMs = reached;
     chain.firstCreatedMs = first;
     chain.records += records.length;
+    this.recordsInHand += records.length;
     // Its records all lay inside its window: the shop honours this window's filters. One page after a since_id (from
     // any chain) shows it honours since_id too: the shop is one server, not one per window.
     if (window.minMs !== undefined && records.length > 0) this.windowProofs.add(chain);
@@ -689,7 +692,7 @@ export class ResourceCrawl {
    * every missing record there would stretch it over the other chains' work, and split it past the end of the data.
    */
   private unplacedRecords(): number {
-    let placed = this.exported() + this.held.size;
+    let placed = this.exported() + this.held.size + this.recordsInHand;
     for (const chain of this.chains) {
       if (chain.window.maxMs !== undefined) placed += this.remainingPages(chain) * PAGE_LIMIT;
     }
@@ -707,6 +710,7 @@ export class ResourceCrawl {
       this.pages++;
       const next = parseNextLink(headerText(response.headers.link), url);
       size = pageSizeAfter(size, pageLimitOf(response.url));
+      this.recordsInHand += records.length;
       await this.emit(records);
       if (!next) {
         for (const record of this.held.release([])) await this.handOver(record);
@@ -767,8 +771,10 @@ export class ResourceCrawl {
     await this.channel.push(record);
   }
 
+  /** Hands over a page's records, which were counted in hand when it came back. */
   private async emit(records: readonly ListedRecord[]): Promise<void> {
     for (const record of records) {
+      this.recordsInHand--;
       if (this.seen.has(record.id) || this.held.merge(record)) {
         this.duplicates++;
         continue;

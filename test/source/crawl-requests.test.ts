@@ -84,4 +84,16 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
     const firstWave = events.slice(0, events.indexOf('answered 250')).filter((event) => event === 'asked 250');
     expect(firstWave.length).toBeGreaterThanOrEqual(13);
   });
+
+  it.each([2, 4])('cuts 2,250 evenly spread orders at depth %i by the records still to come', async (depth) => {
+    // The probe places the records while the first page is out. Once it lands, its 250 records are in hand, not to
+    // come: counted as still to come, they stretched the open-ended window a page past the end of the data, and the
+    // windows cut from it each held more than their share (a page more each).
+    const shop = await startShop({ seed: 30, products: 0, customers: 0, orders: 2250, latency: uniformLatency(300) });
+    closers.push(() => shop.close());
+    expect(await crawl(shop.url, shop.token, depth)).toEqual([0, 0, 2250]);
+    // A count before and after each resource, the empty first pages of the two without records, the placement probe,
+    // and at most ten pages of orders where nine would hold them (11 at depth 2 and 12 at depth 4 before the fix).
+    expect(shop.stats().requests).toBeLessThanOrEqual(6 + 2 + 1 + 10);
+  });
 });
