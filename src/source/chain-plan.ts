@@ -6,8 +6,7 @@
  * - **the chains:** each chain sends one request per round trip of that request's own kind (a count answers in a
  *   fraction of a second, a page of 250 orders in about two), so `work / chains`, where the work is the sum of the
  *   round trips ahead (with a margin for jitter and for chains that end unevenly);
- * - **the bucket:** once its free room is spent, requests leave at the leak rate, so `(requests − room) / leak`, and
- *   the last one is answered a round trip later.
+ * - **the bucket:** once its free room is spent, requests leave at the leak rate, so `(requests − room) / leak`.
  *
  * - **the longest chain:** a chain's pages come one after another, so no sooner than the most work any one window
  *   keeps once the new windows went where the work is (spreadChains).
@@ -54,10 +53,8 @@ const WORTHWHILE_MS = 250;
 function finishTerms(input: CrawlModel, chains: number): { byChains: number; byBucket: number } {
   // An extra window's partial page holds records the crawl fetches anyway: it adds a request, not work.
   const requests = input.requests + REQUESTS_PER_EXTRA_CHAIN * Math.max(0, chains - input.chains);
-  // Where the bucket holds requests back, the last one leaves once it lets it and is answered a round trip later.
-  const heldMs = ((requests - input.room) * 1000) / input.leakPerSecond;
-  const byBucket = Number.isFinite(heldMs) && heldMs > 0 ? heldMs + input.workMs / Math.max(1, input.requests) : 0;
-  return { byChains: (input.workMs * CHAIN_MARGIN) / chains, byBucket };
+  const byBucket = ((requests - input.room) * 1000) / input.leakPerSecond;
+  return { byChains: (input.workMs * CHAIN_MARGIN) / chains, byBucket: Number.isFinite(byBucket) ? byBucket : 0 };
 }
 
 /** The most work one window keeps once `extra` new windows went where the work is. */

@@ -85,15 +85,37 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
     expect(firstWave.length).toBeGreaterThanOrEqual(13);
   });
 
-  it.each([2, 4])('cuts 2,250 evenly spread orders at depth %i by the records still to come', async (depth) => {
-    // The probe places the records while the first page is out. Once it lands, its 250 records are in hand, not to
+  it('cuts the rest of a crawl by the records still to come, not those of the page in hand', async () => {
+    // A bucket that makes each request count (10 leaking 4/s): no probe, the first page places 2,250 evenly spread
+    // orders, and two windows are cut for the 2,000 after it when it lands. Its records are in hand then, not to
     // come: counted as still to come, they stretched the open-ended window a page past the end of the data, and the
-    // windows cut from it each held more than their share (a page more each).
-    const shop = await startShop({ seed: 30, products: 0, customers: 0, orders: 2250, latency: uniformLatency(300) });
-    closers.push(() => shop.close());
-    expect(await crawl(shop.url, shop.token, depth)).toEqual([0, 0, 2250]);
-    // A count before and after each resource, the empty first pages of the two without records, the placement probe,
-    // and at most ten pages of orders where nine would hold them (11 at depth 2 and 12 at depth 4 before the fix).
-    expect(shop.stats().requests).toBeLessThanOrEqual(6 + 2 + 1 + 10);
+    // cut fell half a page late (about 1,375 records before it instead of 1,250).
+    const rate = { bucket: 10, leakPerSecond: 4 };
+    const shop = await startShop({
+      seed: 30,
+      products: 0,
+      customers: 0,
+      orders: 2250,
+      rate,
+      latency: uniformLatency(300),
+    });
+    const firstWindowEnds: string[] = [];
+    const proxy = await recordingProxy(shop.url, undefined, {
+      onRequest: (url) => {
+        const end = url.searchParams.get('created_at_max');
+        if (url.pathname.endsWith('orders.json') && end && !url.searchParams.has('created_at_min')) {
+          firstWindowEnds.push(end);
+        }
+      },
+    });
+    closers.push(
+      () => shop.close(),
+      () => proxy.close(),
+    );
+    expect(await crawl(proxy.url, shop.token, 2)).toEqual([0, 0, 2250]);
+    const cutMs = Date.parse(firstWindowEnds[0] as string);
+    const before = [...shop.records('orders')].filter((order) => Date.parse(String(order.created_at)) <= cutMs);
+    expect(before.length).toBeGreaterThan(1200);
+    expect(before.length).toBeLessThan(1300);
   });
 });
