@@ -113,6 +113,7 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
       () => proxy.close(),
     );
     expect(await crawl(proxy.url, shop.token, 2)).toEqual([0, 0, 2250]);
+    expect(firstWindowEnds.length).toBeGreaterThan(0);
     const cutMs = Date.parse(firstWindowEnds[0] as string);
     const before = [...shop.records('orders')].filter((order) => Date.parse(String(order.created_at)) <= cutMs);
     expect(before.length).toBeGreaterThan(1200);
