@@ -175,7 +175,7 @@ export class ResourceCrawl {
   private awaitingProof = 0;
   /** Pages received and not yet handed to the consumer, and page requests sent and not yet answered. */
   private pagesWaiting = 0;
-  /** Records of those pages not yet handed over: passed by their chains, not yet in `seen` (see unplacedRecords). */
+  /** Records received and not yet handed over: passed by their chains, not yet in `seen` (see unplacedRecords). */
   private recordsInHand = 0;
   private pagesInFlight = 0;
   private pageRoomWaiters: Array<() => void> = [];

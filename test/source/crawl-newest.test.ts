@@ -15,8 +15,8 @@ const EDITED_PER_RESOURCE = 5;
 
 /**
  * Crawls a churning shop through a proxy that sees every copy served. Before the first page of each resource with a
- * few records reaches the crawler (the first full page: the very first may be a one-record probe), the proxy also
- * edits a few of that page's records, so any later copy of them is newer. Returns each emitted record's updated_at and
+ * few records reaches the crawler (the first full page, not the placement probe of two fields), the proxy also edits a
+ * few of that page's records, so any later copy of them is newer. Returns each emitted record's updated_at and
  * tags, with the updated_at of every copy served.
  */
 async function crawlChangingShop(faults: FaultOptions) {
@@ -32,8 +32,8 @@ async function crawlChangingShop(faults: FaultOptions) {
   closers.push(() => shop.close());
   const edited = new Set<string>();
   const editedResources = new Set<string>();
-  const proxy = await recordingProxy(shop.url, async (resource, _query, ids) => {
-    if (ids.length < EDITED_PER_RESOURCE || editedResources.has(resource)) return;
+  const proxy = await recordingProxy(shop.url, async (resource, query, ids) => {
+    if (query.has('fields') || ids.length < EDITED_PER_RESOURCE || editedResources.has(resource)) return;
     editedResources.add(resource);
     for (const id of ids.slice(0, EDITED_PER_RESOURCE)) {
       const response = await fetch(`${shop.url}${API_PREFIX}/${resource}/${id}.json`, {
