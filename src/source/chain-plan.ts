@@ -82,6 +82,17 @@ export function leakDecides(input: CrawlModel): boolean {
   return byBucket > byChains;
 }
 
+/**
+ * Ms from now until the leak lets the last request the crawl still needs go out (0 where the room takes them all). The
+ * requests in flight are among those ahead (each chain's page out, and its partial last page), but the bucket's level
+ * already holds them: `inFlight` are left out.
+ */
+export function lastSendMs(input: CrawlModel, inFlight: number): number {
+  const toSend = Math.max(0, input.requests - inFlight);
+  const ms = ((toSend - input.room) * 1000) / input.leakPerSecond;
+  return Number.isFinite(ms) ? Math.max(0, ms) : 0;
+}
+
 /** The number of chains to run: the current ones, or more when they finish the crawl sooner (see WORTHWHILE_GAIN). */
 export function chainsWorthRunning(input: ChainPlanInput): number {
   const current = Math.max(1, input.chains);

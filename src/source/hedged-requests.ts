@@ -33,12 +33,28 @@ export function hedgeDue(ageMs: number, typicalMs: number | undefined): boolean 
   return typicalMs !== undefined && ageMs > HEDGE_AFTER * typicalMs && ageMs - typicalMs >= LATE_MS;
 }
 
+/** A page due for a second copy (hedgeDue): how long it has been out and how long its kind and size typically take. */
+export interface LatePage {
+  ageMs: number;
+  typicalMs: number;
+}
+
+/**
+ * Whether a late page is likely to be the crawl's last answer, where the leak decides the finish and a second copy
+ * delays every request after it by a leak's interval. In a long tail a late page is expected to take about as long
+ * again as it has taken, so it is answered after the crawl's last request (sent once the leak lets it go, `lastSendMs`
+ * from now, and back a round trip later) when its age exceeds both: only then is its second copy worth the leak.
+ */
+export function lateBeyondLeak({ ageMs, typicalMs }: LatePage, lastSendMs: number): boolean {
+  return ageMs > lastSendMs + typicalMs;
+}
+
 export class HedgedRequests {
   private readonly open = new Set<Open>();
   private timer: NodeJS.Timeout | undefined;
 
-  /** `mayHedge`: whether one more request may go now without delaying any other (a free slot, a bucket to spare). */
-  constructor(private readonly mayHedge: () => boolean) {}
+  /** `mayHedge`: whether a second copy of this late page may go now (a free slot, a bucket to spare). */
+  constructor(private readonly mayHedge: (late: LatePage) => boolean) {}
 
   /**
    * Runs `send`, and a second copy if the first is late (see hedgeDue) while `mayHedge` allows; resolves with the first
@@ -98,15 +114,17 @@ export class HedgedRequests {
   /** Hedges the oldest late page, if one may go now: one a tick, so each hedge's slot is counted before the next. */
   private hedgeOneLate(): void {
     const now = performance.now();
-    let oldest: Open | undefined;
+    let oldest: { entry: Open; late: LatePage } | undefined;
     for (const entry of this.open) {
-      if (entry.hedged || entry.startedMs === undefined) continue;
-      if (!hedgeDue(now - entry.startedMs, entry.typicalMs()) || !entry.wanted()) continue;
-      if (oldest === undefined || entry.startedMs < (oldest.startedMs as number)) oldest = entry;
+      const typicalMs = entry.typicalMs();
+      if (entry.hedged || entry.startedMs === undefined || typicalMs === undefined) continue;
+      const ageMs = now - entry.startedMs;
+      if (!hedgeDue(ageMs, typicalMs) || !entry.wanted()) continue;
+      if (oldest === undefined || ageMs > oldest.late.ageMs) oldest = { entry, late: { ageMs, typicalMs } };
     }
-    if (oldest === undefined || !this.mayHedge()) return;
-    oldest.hedged = true;
-    oldest.hedge();
+    if (oldest === undefined || !this.mayHedge(oldest.late)) return;
+    oldest.entry.hedged = true;
+    oldest.entry.hedge();
   }
 
   private stop(): void {

@@ -6,13 +6,14 @@ import {
   chainsToCut,
   chainsWorthRunning,
   closingPageLimit,
+  lastSendMs,
   leakDecides,
   minPagesPerWindow,
   spreadChains,
 } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError, ShopThrottledError } from './errors.js';
-import { HedgedRequests } from './hedged-requests.js';
+import { HedgedRequests, lateBeyondLeak } from './hedged-requests.js';
 import { type CrawledRecord, readCount } from './list-page.js';
 import { PAGE_LIMIT } from './page-size.js';
 import {
@@ -211,9 +212,23 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     }
   };
 
-  // A late page is asked for again only where that costs no other request its slot nor its share of the leak: a
-  // slot is free, nothing waits for one, the bucket has room now and requests are free.
-  const hedges = new HedgedRequests(() => slotFree() && client.pacer.state().room >= 1 && requestsFree());
+  /** Pages out now: a chain has at most one in flight (a hedge's second copy is not counted). */
+  const pagesInFlight = (): number => {
+    let pages = 0;
+    for (const crawl of crawls) for (const chain of crawl.chains) if (!chain.done && chain.asked > 0) pages++;
+    return pages;
+  };
+
+  // A late page is asked for again only where that costs no other request its slot: a slot is free, nothing waits for
+  // one and the bucket has room now. Where the leak decides the finish, the copy costs the requests after it a leak's
+  // interval, so it goes only for a page likely to be the crawl's last answer (lateBeyondLeak).
+  const hedges = new HedgedRequests((late) => {
+    if (!slotFree() || client.pacer.state().room < 1) return false;
+    const work = workAhead();
+    if (work === undefined) return false;
+    const model = crawlModel(work);
+    return !leakDecides(model) || lateBeyondLeak(late, lastSendMs(model, pagesInFlight()));
+  });
 
   // Cuts more windows when the model of chain-plan.ts expects them to finish the shop's crawl sooner, counting their
   // partial last pages against the bucket: the shop's crawls share one bucket and one set of slots. New windows go to

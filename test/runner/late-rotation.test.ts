@@ -109,8 +109,9 @@ describe('table parts converted ahead of their checkpoint', { timeout: 60_000 },
     });
     const raw = manifest.files.filter((file) => file.format === 'raw');
     const orders = manifest.files.filter((file) => file.format === 'parquet' && file.table === 'orders');
-    // A part per 520 records (a fifth of the count), checked every 256 records, and the rest: raw archive and tables.
-    expect(orders.length).toBeGreaterThanOrEqual(4);
+    // A part per 520 records (a fifth of the count), checked as the crawl's batches are written, and the rest: raw
+    // archive and tables. Four parts or five on a quiet machine; three where load makes the batches coarser.
+    expect(orders.length).toBeGreaterThanOrEqual(3);
     expect(raw).toHaveLength(orders.length);
     expect(raw.reduce((sum, file) => sum + file.rows, 0)).toBe(2_600);
     await expectIndexMatchesArchive(location, 'orders');

@@ -6,6 +6,7 @@ import {
   chainsWorthRunning,
   closingPageLimit,
   expectedFinishMs,
+  lastSendMs,
   leakDecides,
   minPagesPerWindow,
   splittableChains,
@@ -214,5 +215,18 @@ describe('leakDecides', () => {
     ['no limit', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY }, false],
   ])('%s', (_name, input, expected) => {
     expect(leakDecides(input)).toBe(expected);
+  });
+});
+
+describe('lastSendMs', () => {
+  const ADVANCED_END = { ...BASIC, requests: 12, room: 1, leakPerSecond: 4 };
+  it.each([
+    ['Advanced near its end: 12 requests ahead, 6 of them in flight, room for 1', ADVANCED_END, 6, 1_250],
+    ['every request ahead in flight: nothing waits for the leak', ADVANCED_END, 12, 0],
+    ['more in flight than the estimate ahead (partial pages)', ADVANCED_END, 15, 0],
+    ['the room takes what is left', { ...ADVANCED_END, room: 9 }, 4, 0],
+    ['no limit', { ...ADVANCED_END, leakPerSecond: Number.POSITIVE_INFINITY }, 0, 0],
+  ])('%s', (_name, input, inFlight, expected) => {
+    expect(lastSendMs(input, inFlight)).toBe(expected);
   });
 });

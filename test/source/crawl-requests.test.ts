@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/shopify/resources.js';
 import { startShop, uniformLatency } from '../../src/simulator/index.js';
@@ -118,5 +119,43 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
     const before = [...shop.records('orders')].filter((order) => Date.parse(String(order.created_at)) <= cutMs);
     expect(before.length).toBeGreaterThan(1200);
     expect(before.length).toBeLessThan(1300);
+  });
+
+  it('asks again for a late page that holds up its chain where the leak decides, once it is later than the leak', async () => {
+    // One chain of 4,000 orders (16 pages of 100 ms) into a bucket of 10 leaking 4/s: the leak decides, so no window
+    // is cut and a page more costs a quarter second. The chain's second page is held back for 20 s: the chain's other
+    // pages wait for it, which the leak cannot make up for, so its second copy is worth the quarter second once the
+    // page has been out longer than the leak needs to send the rest (the chain's 14 pages beyond the bucket's room,
+    // at 4/s) plus a round trip. Before, a late page was asked for again only where the leak did not decide.
+    const shop = await startShop({
+      seed: 31,
+      products: 0,
+      customers: 0,
+      orders: 4000,
+      rate: { bucket: 10, leakPerSecond: 4 },
+      latency: uniformLatency(100),
+    });
+    const asked = new Map<string, number>();
+    let fullPages = 0;
+    let heldAnswered = false;
+    const proxy = await recordingProxy(
+      shop.url,
+      async (resource, query) => {
+        if (resource !== 'orders' || query.has('fields') || ++fullPages !== 2) return;
+        await sleep(20_000);
+        heldAnswered = true;
+      },
+      {
+        onRequest: (url) =>
+          url.pathname.endsWith('orders.json') && asked.set(url.search, (asked.get(url.search) ?? 0) + 1),
+      },
+    );
+    closers.push(
+      () => shop.close(),
+      () => proxy.close(),
+    );
+    expect(await crawl(proxy.url, shop.token)).toEqual([0, 0, 4000]);
+    expect(heldAnswered).toBe(false);
+    expect([...asked.values()].filter((times) => times > 1)).toEqual([2]);
   });
 });

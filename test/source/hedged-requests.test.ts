@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HedgedRequests, hedgeDue } from '../../src/source/hedged-requests.js';
+import { HedgedRequests, hedgeDue, type LatePage, lateBeyondLeak } from '../../src/source/hedged-requests.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -14,6 +14,22 @@ describe('hedgeDue', () => {
     ['a 40 ms page after 1.1 s', 1_100, 40, true],
   ])('%s', (_name, ageMs, typicalMs, expected) => {
     expect(hedgeDue(ageMs, typicalMs)).toBe(expected);
+  });
+});
+
+describe('lateBeyondLeak', () => {
+  it.each([
+    [
+      'a 2 s page out 3.1 s, the leak sending for 4 s more: it is expected back before the last request',
+      3_100,
+      4_000,
+      false,
+    ],
+    ['the same page 6.1 s out', 6_100, 4_000, true],
+    ['out 3.1 s, nothing left for the leak to send', 3_100, 0, true],
+    ['out 3.1 s, the last request leaving in 1.2 s: back a round trip later, at the same time', 3_100, 1_100, false],
+  ])('%s', (_name, ageMs, lastSendMs, expected) => {
+    expect(lateBeyondLeak({ ageMs, typicalMs: 2_000 }, lastSendMs)).toBe(expected);
   });
 });
 
@@ -47,12 +63,18 @@ describe('HedgedRequests', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
     const copies: Copy[] = [];
     const onHedge = vi.fn();
-    const page = new HedgedRequests(() => true).run(sender(copies), options(onHedge));
+    const asked: LatePage[] = [];
+    const mayHedge = (late: LatePage) => {
+      asked.push(late);
+      return true;
+    };
+    const page = new HedgedRequests(mayHedge).run(sender(copies), options(onHedge));
     vi.advanceTimersByTime(2_900);
     expect(copies).toHaveLength(1);
     vi.advanceTimersByTime(300);
     expect(copies).toHaveLength(2);
     expect(onHedge).toHaveBeenCalledTimes(1);
+    expect(asked).toEqual([{ ageMs: 3_100, typicalMs: 2_000 }]);
     (copies[1] as Copy).answer('second');
     await expect(page).resolves.toBe('second');
     expect(copies.map((copy) => copy.abandoned)).toEqual([true, false]);
