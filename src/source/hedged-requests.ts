@@ -42,8 +42,8 @@ export interface LatePage {
 /**
  * Whether a late page is likely to be the crawl's last answer, where the leak decides the finish and a second copy
  * delays every request after it by a leak's interval. In a long tail a late page is expected to take about as long
- * again as it has taken, so it is answered after the crawl's last request (sent once the leak lets it go, `lastSendMs`
- * from now, and back a round trip later) when its age exceeds both: only then is its second copy worth the leak.
+ * again as it has taken: it would come back after the crawl's last request (sent `lastSendMs` from now, once the leak
+ * lets it go, and back a round trip later) when its age exceeds that span. Only then is its second copy worth the leak.
  */
 export function lateBeyondLeak({ ageMs, typicalMs }: LatePage, lastSendMs: number): boolean {
   return ageMs > lastSendMs + typicalMs;
