@@ -310,11 +310,14 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT, chainRecords);
     },
     request: (url, read, { priority, shape, onRetry, onHedge, wanted }) => {
-      const send = (signal?: AbortSignal, started?: () => void) =>
-        queue
+      const send = (signal?: AbortSignal, started?: () => void) => {
+        const askedMs = performance.now();
+        let slotMs = askedMs;
+        return queue
           .add(
             () => {
               started?.();
+              slotMs = performance.now();
               requests++;
               return client
                 .get(url, read, {
@@ -328,12 +331,17 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
                   },
                 })
                 .then((response) => {
+                  // Where a request waited before the attempt that was answered left: for a slot, then for the
+                  // bucket (the pacer, and any attempts before it).
+                  const sentMs = performance.now() - response.elapsedMs;
                   options.logger?.debug(
                     {
                       resource: shape.resource,
                       url: shownUrl(url),
                       ms: Math.round(response.elapsedMs),
                       retries: response.retries,
+                      slot_wait_ms: Math.round(slotMs - askedMs),
+                      send_wait_ms: Math.round(sentMs - slotMs),
                     },
                     'request answered',
                   );
@@ -349,6 +357,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
             if (options.signal?.aborted && !(error instanceof CrawlAbortedError)) throw new CrawlAbortedError(error);
             throw error;
           });
+      };
       if (shape.kind !== 'list') return send();
       const limit = Number(url.searchParams.get('limit') ?? PAGE_LIMIT);
       const typicalMs = () => client.roundTrips.typicalMs('list', shape.resource, limit);

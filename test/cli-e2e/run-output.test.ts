@@ -86,7 +86,12 @@ describe('what a run logs off a terminal, without --verbose (built CLI, JSON lin
       expect(verbose.code).toBe(0);
       const detail = logLines(verbose.stderr);
       expect(detail.filter((line) => line.msg === 'request answered').length).toBeGreaterThanOrEqual(3);
-      expect(detail.find((line) => line.msg === 'request answered')).toMatchObject({ level: 20, resource: 'products' });
+      expect(detail.find((line) => line.msg === 'request answered')).toMatchObject({
+        level: 20,
+        resource: 'products',
+        slot_wait_ms: expect.any(Number),
+        send_wait_ms: expect.any(Number),
+      });
       expect(detail.filter((line) => line.msg === 'committed file').length).toBeGreaterThan(0);
     } finally {
       await shop.close();
