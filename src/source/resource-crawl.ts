@@ -13,7 +13,7 @@ import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { RequestKind } from './round-trips.js';
 import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-client.js';
-import { type CreatedWindow, cutWindow, inWindow, windowFilters } from './windows.js';
+import { type CreatedWindow, cutWindow, inWindow, placeRest, windowFilters } from './windows.js';
 
 /**
  * Records of the placement probe, sent beside the first full page of a resource too large for one page once a request
@@ -478,10 +478,9 @@ export class ResourceCrawl {
     const start = first.firstCreatedMs;
     const reached = first.reachedMs;
     if (start === undefined || reached === undefined) return;
-    const oldest = placed / Math.max(1000, reached - start);
-    const rest = Math.max(0, total - placed);
-    this.horizonMs = Math.min(reached + rest / oldest, Math.max(reached + 1000, Date.now()));
-    this.density = rest > 0 ? rest / Math.max(1000, this.horizonMs - reached) : oldest;
+    const placement = placeRest({ placed, startMs: start, reachedMs: reached, total, nowMs: Date.now() });
+    this.horizonMs = placement.horizonMs;
+    this.density = placement.density;
     this.context.rebalance();
     this.context.logger?.debug({ resource: this.resource, windows: this.windowsUsed, total }, 'crawl planned');
   }
@@ -678,9 +677,10 @@ export class ResourceCrawl {
     if (chain.done || this.mode !== 'windows' || this.density <= 0) return undefined;
     const fromMs = chain.reachedMs ?? chain.window.minMs;
     if (fromMs === undefined) return undefined;
+    // The chain's records span one gap fewer than their number (see placeRest).
     const own =
       chain.records >= PAGE_LIMIT && chain.firstCreatedMs !== undefined && fromMs > chain.firstCreatedMs
-        ? chain.records / (fromMs - chain.firstCreatedMs)
+        ? (chain.records - 1) / (fromMs - chain.firstCreatedMs)
         : undefined;
     const density = own ?? this.density;
     const endMs = chain.window.maxMs ?? Math.max(this.horizonMs, fromMs + this.unplacedRecords() / density);

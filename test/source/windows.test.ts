@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { cutWindow, formatFilterTime, inWindow, splitWindow, windowFilters } from '../../src/source/windows.js';
+import {
+  cutWindow,
+  formatFilterTime,
+  inWindow,
+  placeRest,
+  splitWindow,
+  windowFilters,
+} from '../../src/source/windows.js';
 
 const T = Date.UTC(2020, 0, 1);
 const s = (seconds: number) => T + seconds * 1000;
@@ -67,5 +74,30 @@ describe('created_at windows', () => {
     ['at the upper bound', { minMs: s(10), maxMs: s(100) }, s(100), undefined],
   ])('splits: %s', (_name, window, at, expected) => {
     expect(splitWindow(window, at)).toEqual(expected);
+  });
+});
+
+describe('placeRest', () => {
+  const DAY = 86_400_000;
+  const NOW = Date.UTC(2026, 10, 27);
+  const START = Date.UTC(2019, 0, 3);
+  it.each([
+    // 25 probed records a day apart are 24 days of spacing: 975 more end 975 days after the 25th, not 936.
+    ['25 probed records, one a day, of 1,000', 25, START + 24 * DAY, 1_000, START + (24 + 975) * DAY, 1 / DAY],
+    ['a first page of 250, one a day, of 1,000', 250, START + 249 * DAY, 1_000, START + (249 + 750) * DAY, 1 / DAY],
+    [
+      'a shop that grew: the rest ends by now, denser',
+      25,
+      START + 24 * DAY,
+      100_000,
+      NOW,
+      99_975 / (NOW - START - 24 * DAY),
+    ],
+    ['every record placed: the spacing stands', 25, START + 24 * DAY, 25, START + 24 * DAY, 1 / DAY],
+    ['one record: no spacing, a second by convention', 1, START, 10, START + 9_000, 1 / 1000],
+  ])('%s', (_name, placed, reachedMs, total, horizonMs, density) => {
+    const placement = placeRest({ placed, startMs: START, reachedMs, total, nowMs: NOW });
+    expect(placement.horizonMs).toBe(horizonMs);
+    expect(placement.density).toBeCloseTo(density, 15);
   });
 });
