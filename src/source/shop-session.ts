@@ -212,7 +212,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     }
   };
 
-  /** Pages out now: a chain has at most one in flight (a hedge's second copy is not counted). */
+  /**
+   * Pages asked for now, a chain's one at most (a hedge's second copy is not counted): in flight, or waiting for a slot
+   * or the bucket, which never happens where a hedge may go (it needs a free slot and room).
+   */
   const pagesInFlight = (): number => {
     let pages = 0;
     for (const crawl of crawls) for (const chain of crawl.chains) if (!chain.done && chain.asked > 0) pages++;
