@@ -49,12 +49,17 @@ const WORTHWHILE_GAIN = 0.1;
 /** A gain smaller than this is worth no request, wherever the bucket stands (a shop answering in milliseconds). */
 const WORTHWHILE_MS = 250;
 
+/** Ms until the leak lets the last of `requests` go once the bucket's room is spent (negative: room to spare). */
+function leakMs(input: CrawlModel, requests: number): number {
+  const ms = ((requests - input.room) * 1000) / input.leakPerSecond;
+  return Number.isFinite(ms) ? ms : 0;
+}
+
 /** Expected ms until the crawl finishes with `chains` chains, by the chains and by the bucket (the fluid model above). */
 function finishTerms(input: CrawlModel, chains: number): { byChains: number; byBucket: number } {
   // An extra window's partial page holds records the crawl fetches anyway: it adds a request, not work.
   const requests = input.requests + REQUESTS_PER_EXTRA_CHAIN * Math.max(0, chains - input.chains);
-  const byBucket = ((requests - input.room) * 1000) / input.leakPerSecond;
-  return { byChains: (input.workMs * CHAIN_MARGIN) / chains, byBucket: Number.isFinite(byBucket) ? byBucket : 0 };
+  return { byChains: (input.workMs * CHAIN_MARGIN) / chains, byBucket: leakMs(input, requests) };
 }
 
 /** The most work one window keeps once `extra` new windows went where the work is. */
@@ -88,9 +93,7 @@ export function leakDecides(input: CrawlModel): boolean {
  * already holds them: `inFlight` are left out.
  */
 export function lastSendMs(input: CrawlModel, inFlight: number): number {
-  const toSend = Math.max(0, input.requests - inFlight);
-  const ms = ((toSend - input.room) * 1000) / input.leakPerSecond;
-  return Number.isFinite(ms) ? Math.max(0, ms) : 0;
+  return Math.max(0, leakMs(input, Math.max(0, input.requests - inFlight)));
 }
 
 /** The number of chains to run: the current ones, or more when they finish the crawl sooner (see WORTHWHILE_GAIN). */

@@ -27,7 +27,7 @@ describe('lateBeyondLeak', () => {
     ],
     ['the same page 6.1 s out', 6_100, 4_000, true],
     ['out 3.1 s, nothing left for the leak to send', 3_100, 0, true],
-    ['out 3.1 s, the last request leaving in 1.2 s: back a round trip later, at the same time', 3_100, 1_100, false],
+    ['out 3.1 s, the last request leaving in 1.1 s: back a round trip later, at the same time', 3_100, 1_100, false],
   ])('%s', (_name, ageMs, lastSendMs, expected) => {
     expect(lateBeyondLeak({ ageMs, typicalMs: 2_000 }, lastSendMs)).toBe(expected);
   });
