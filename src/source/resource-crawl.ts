@@ -13,7 +13,7 @@ import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { RequestKind } from './round-trips.js';
 import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-client.js';
-import { type CreatedWindow, cutWindow, inWindow, placeRest, windowFilters } from './windows.js';
+import { type CreatedWindow, cutWindow, inWindow, placeRest, spacingDensity, windowFilters } from './windows.js';
 
 /**
  * Records of the placement probe, sent beside the first full page of a resource too large for one page once a request
@@ -677,10 +677,9 @@ export class ResourceCrawl {
     if (chain.done || this.mode !== 'windows' || this.density <= 0) return undefined;
     const fromMs = chain.reachedMs ?? chain.window.minMs;
     if (fromMs === undefined) return undefined;
-    // The chain's records span one gap fewer than their number (see placeRest).
     const own =
       chain.records >= PAGE_LIMIT && chain.firstCreatedMs !== undefined && fromMs > chain.firstCreatedMs
-        ? (chain.records - 1) / (fromMs - chain.firstCreatedMs)
+        ? spacingDensity(chain.records, fromMs - chain.firstCreatedMs)
         : undefined;
     const density = own ?? this.density;
     const endMs = chain.window.maxMs ?? Math.max(this.horizonMs, fromMs + this.unplacedRecords() / density);

@@ -66,10 +66,18 @@ export function inWindow(window: CreatedWindow, createdMs: number): boolean {
 }
 
 /**
+ * Records per ms of `records` created over `spanMs`: they span one gap fewer than their number (25 probed records are
+ * 24 gaps). created_at has whole seconds, so a span under a second is taken as one.
+ */
+export function spacingDensity(records: number, spanMs: number): number {
+  return Math.max(1, records - 1) / Math.max(1000, spanMs);
+}
+
+/**
  * Where the records not yet placed lie, from the oldest `placed` records (created from `startMs` to `reachedMs`) and
- * the count: at their spacing, the rest ends `(total − placed)` gaps after them (the horizon), or now if that is
- * sooner (a shop that grew has more records late). `placed` records span one gap fewer than their number: 25 probed
- * records are 24 gaps. The density is the rest's records per ms up to the horizon.
+ * the count: at their spacing (spacingDensity), the rest ends `(total − placed)` gaps after them (the horizon), or now
+ * if that is sooner (a shop that grew has more records late). The density is the rest's records per ms up to the
+ * horizon.
  */
 export function placeRest(input: {
   placed: number;
@@ -79,7 +87,7 @@ export function placeRest(input: {
   nowMs: number;
 }): { horizonMs: number; density: number } {
   const { placed, startMs, reachedMs, total, nowMs } = input;
-  const oldest = Math.max(1, placed - 1) / Math.max(1000, reachedMs - startMs);
+  const oldest = spacingDensity(placed, reachedMs - startMs);
   const rest = Math.max(0, total - placed);
   const horizonMs = Math.min(reachedMs + rest / oldest, Math.max(reachedMs + 1000, nowMs));
   return { horizonMs, density: rest > 0 ? rest / Math.max(1000, horizonMs - reachedMs) : oldest };

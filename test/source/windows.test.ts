@@ -4,6 +4,7 @@ import {
   formatFilterTime,
   inWindow,
   placeRest,
+  spacingDensity,
   splitWindow,
   windowFilters,
 } from '../../src/source/windows.js';
@@ -99,5 +100,16 @@ describe('placeRest', () => {
     const placement = placeRest({ placed, startMs: START, reachedMs, total, nowMs: NOW });
     expect(placement.horizonMs).toBe(horizonMs);
     expect(placement.density).toBeCloseTo(density, 15);
+  });
+});
+
+describe('spacingDensity', () => {
+  it.each([
+    ['250 records a second apart: 249 gaps', 250, 249_000, 1 / 1000],
+    ['25 records over 24 s', 25, 24_000, 1 / 1000],
+    ['250 records in one second (created_at has whole seconds)', 250, 0, 249 / 1000],
+    ['one record: a gap by convention', 1, 0, 1 / 1000],
+  ])('%s', (_name, records, spanMs, density) => {
+    expect(spacingDensity(records, spanMs)).toBeCloseTo(density, 15);
   });
 });
