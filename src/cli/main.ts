@@ -2,20 +2,8 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { closest } from './closest.js';
-import { declareOptions, GLOBAL_FLAGS } from './command.js';
-import { backupCommand } from './commands/backup.js';
-import { checkCommand } from './commands/check.js';
-import { demoCommand } from './commands/demo.js';
-import { diffCommand } from './commands/diff.js';
-import { pruneCommand } from './commands/prune.js';
-import { queryCommand } from './commands/query.js';
-import { reportCommand } from './commands/report.js';
-import { restoreCommand } from './commands/restore.js';
-import { runCommand } from './commands/run.js';
-import { schemaCommand } from './commands/schema.js';
-import { simCommand } from './commands/sim.js';
-import { snapshotsCommand } from './commands/snapshots.js';
-import { verifyCommand } from './commands/verify.js';
+import { type CliCommand, declareOptions, GLOBAL_FLAGS } from './command.js';
+import { allCommands, COMMANDS } from './command-list.js';
 import { exitCodesText } from './exit-codes.js';
 import { describeFailure } from './failure.js';
 import { flagVariables } from './flags.js';
@@ -27,30 +15,27 @@ import { unknownVariableWarnings } from './variables.js';
 // pinned by its lockfile and supports Node 20, so the warning would only be noise on every S3 run.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-/** Every command, each declared in one place (see command.ts). */
-const COMMANDS = [
-  checkCommand,
-  backupCommand,
-  runCommand,
-  verifyCommand,
-  diffCommand,
-  snapshotsCommand,
-  queryCommand,
-  reportCommand,
-  pruneCommand,
-  restoreCommand,
-  schemaCommand,
-  demoCommand,
-  simCommand,
-];
-
 const argv = hideBin(process.argv);
 endQuietlyWhenOutputCloses();
 
-const variables = [...flagVariables(GLOBAL_FLAGS), ...COMMANDS.flatMap((command) => command.variables)];
-for (const warning of unknownVariableWarnings(process.env, variables)) {
-  process.stderr.write(`shopsnap: warning: ${warning}\n`);
+// The global flags take no value, so the first word that is not a flag names the command. Without one, or with one
+// no command has, every command is loaded: for --help, and for the usage error's "did you mean".
+const named = argv.find((word) => !word.startsWith('-'));
+const load = named === undefined ? undefined : COMMANDS[named];
+let commands = load === undefined ? await allCommands() : [await load()];
+
+const variablesOf = (loaded: readonly CliCommand[]) => [
+  ...flagVariables(GLOBAL_FLAGS),
+  ...loaded.flatMap((command) => command.variables),
+];
+let warnings = unknownVariableWarnings(process.env, variablesOf(commands));
+// A variable only another command reads is no mistake (a shell or pod may export every command's): only a variable
+// unknown to the command run is worth loading the others for.
+if (warnings.length > 0 && commands.length === 1) {
+  commands = await allCommands();
+  warnings = unknownVariableWarnings(process.env, variablesOf(commands));
 }
+for (const warning of warnings) process.stderr.write(`shopsnap: warning: ${warning}\n`);
 
 try {
   const cli = yargs(argv)
@@ -59,11 +44,11 @@ try {
     .usage('$0 <command> [options]\n\nBack up and export a Shopify (Admin REST 2022-01) shop.')
     .epilogue(exitCodesText());
   declareOptions(cli, GLOBAL_FLAGS);
-  for (const command of COMMANDS) cli.command(command.module);
+  for (const command of commands) cli.command(command.module);
   await cli
     .middleware((parsed) => {
       const name = String(parsed._[0] ?? '');
-      const names = COMMANDS.map((command) => command.name);
+      const names = Object.keys(COMMANDS);
       if (name !== '' && !names.includes(name)) {
         const suggestion = closest(name, names);
         throw new UsageError(

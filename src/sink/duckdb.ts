@@ -1,4 +1,4 @@
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { type Lineage, SQL_TYPES, type TableSchema } from '../transform/schema.js';
 
 export interface DuckDbLimits {
@@ -20,6 +20,8 @@ export async function withDuckDb<T>(
   limits: DuckDbLimits & { tempDirectory?: string },
   work: (connection: DuckDBConnection) => Promise<T>,
 ): Promise<T> {
+  // Loaded when first used: the addon takes a noticeable part of a start, and most commands never open DuckDB.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
     memory_limit: limits.memoryLimit ?? '256MB',
     threads: String(limits.threads ?? 1),
