@@ -2,8 +2,9 @@ import type { CliCommand } from './command.js';
 
 /**
  * Every command, each declared in one place (see command.ts), in the order --help lists them. A command's module
- * brings what its stage needs (the runner and the shop client, the restore, the simulated shop, DuckDB): loading all
- * of them made every run start about twice as slowly as one command's alone, so a run loads the command it names.
+ * brings what its stage needs (the runner and the shop client, the restore, the simulated shop, DuckDB); with all of
+ * them loaded a backup started in 0.74 s instead of 0.50 s, a listing of snapshots in 0.71 s instead of 0.29 s, so a
+ * run loads the command it names.
  */
 export const COMMANDS: Readonly<Record<string, () => Promise<CliCommand>>> = {
   check: async () => (await import('./commands/check.js')).checkCommand,

@@ -21,7 +21,7 @@ endQuietlyWhenOutputCloses();
 // The global flags take no value, so the first word that is not a flag names the command. Without one, or with one
 // no command has, every command is loaded: for --help, and for the usage error's "did you mean".
 const named = argv.find((word) => !word.startsWith('-'));
-const load = named === undefined ? undefined : COMMANDS[named];
+const load = named !== undefined && Object.hasOwn(COMMANDS, named) ? COMMANDS[named] : undefined;
 let commands = load === undefined ? await allCommands() : [await load()];
 
 const variablesOf = (loaded: readonly CliCommand[]) => [

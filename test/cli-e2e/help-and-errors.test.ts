@@ -46,6 +46,15 @@ describe('help and error messages (built binary)', () => {
     }
   });
 
+  it.each([
+    ['a misspelt command', 'bakup', 'unknown command "bakup"; did you mean backup?'],
+    ['a name every object has', 'constructor', 'unknown command "constructor"'],
+  ])('%s is a usage error naming it', async (_case, command, message) => {
+    const result = await runCli([command]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`shopsnap: ${message}\nRun shopsnap --help for usage.\n`);
+  });
+
   it('--shop takes the admin’s address as the browser shows it, any page of it', async () => {
     for (const address of [
       'https://admin.shopify.com/store/My-Shop',
