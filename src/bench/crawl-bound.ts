@@ -1,6 +1,7 @@
 import type { ResourceName } from '../shopify/resources.js';
 import { expectedLatencyMs, LatencyDraws, type LatencyModel } from '../simulator/latency.js';
 import { minimumRequests } from '../source/chain-plan.js';
+import { hedgeAfterMs } from '../source/hedged-requests.js';
 
 /**
  * The finish time of the best schedule we know for a crawl's requests against one shop: at most `depth` in flight,
@@ -22,11 +23,27 @@ export interface BoundInput {
    * the order stays that of the expected latencies.
    */
   takesMs?: readonly number[];
+  /**
+   * Late requests asked for again, as the crawl does (hedged-requests.ts): once nothing is left to send, a request out
+   * longer than `hedgeAfterMs` of its typical time (`typicalMs[i]`) gets a second copy where a slot and the bucket
+   * spare it, which takes `copyTakesMs[i]`; the first answer wins and frees both slots.
+   */
+  hedges?: { typicalMs: readonly number[]; copyTakesMs: readonly number[] };
+}
+
+interface Flight {
+  startMs: number;
+  endMs: number;
+  request: Pending;
+  hedged: boolean;
 }
 
 interface Pending {
   latencyMs: number;
   takesMs: number;
+  /** When it is late enough for a second copy, counted from its send; Infinity where none may go. */
+  lateAfterMs: number;
+  copyTakesMs: number;
   /** Requests still to come back before this one may go. */
   waitingFor: number;
   /** Closing requests waiting for this one. */
@@ -37,11 +54,20 @@ export function scheduleFinishMs(input: BoundInput): number {
   const free: Pending[] = input.latenciesMs.map((latencyMs, i) => ({
     latencyMs,
     takesMs: input.takesMs?.[i] ?? latencyMs,
+    lateAfterMs: input.hedges ? hedgeAfterMs(input.hedges.typicalMs[i] ?? latencyMs) : Number.POSITIVE_INFINITY,
+    copyTakesMs: input.hedges?.copyTakesMs[i] ?? latencyMs,
     waitingFor: 0,
     unblocks: [],
   }));
   const closings = (input.closing ?? []).map(({ latencyMs, after }) => {
-    const closing: Pending = { latencyMs, takesMs: latencyMs, waitingFor: after.length, unblocks: [] };
+    const closing: Pending = {
+      latencyMs,
+      takesMs: latencyMs,
+      lateAfterMs: Number.POSITIVE_INFINITY,
+      copyTakesMs: latencyMs,
+      waitingFor: after.length,
+      unblocks: [],
+    };
     for (const index of after) (free[index] as Pending).unblocks.push(closing);
     return closing;
   });
@@ -50,37 +76,66 @@ export function scheduleFinishMs(input: BoundInput): number {
   // An unlimited shop never holds a request back.
   const limited = Number.isFinite(input.leakPerSecond) && Number.isFinite(input.bucket);
   const leakPerMs = input.leakPerSecond / 1000;
-  const inFlight: Array<{ endMs: number; request: Pending }> = [];
+  const inFlight: Flight[] = [];
+  // A hedged request holds two slots until its first answer.
+  const slotsUsed = () => inFlight.reduce((slots, flight) => slots + (flight.hedged ? 2 : 1), 0);
   let now = 0;
   let level = 0;
   let levelAt = 0;
   let finish = 0;
-  while (ready.length > 0 || waiting > 0) {
+  /** Ms until the bucket takes one more request (0: now), counting it in when it does. */
+  const bucketWaitMs = (): number => {
+    const current = limited ? Math.max(0, level - (now - levelAt) * leakPerMs) : 0;
+    if (current + 1 > input.bucket + 1e-9) return (current + 1 - input.bucket) / leakPerMs;
+    level = current + 1;
+    levelAt = now;
+    return 0;
+  };
+  while (ready.length > 0 || waiting > 0 || inFlight.length > 0) {
     for (let i = inFlight.length - 1; i >= 0; i--) {
-      const flight = inFlight[i] as { endMs: number; request: Pending };
+      const flight = inFlight[i] as Flight;
       if (flight.endMs > now) continue;
       inFlight.splice(i, 1);
+      finish = Math.max(finish, flight.endMs);
       for (const closing of flight.request.unblocks) {
         if (--closing.waitingFor > 0) continue;
         ready.push(closing);
         waiting--;
       }
     }
-    if (ready.length === 0 || inFlight.length >= input.depth) {
-      now = Math.min(...inFlight.map((flight) => flight.endMs));
+    const slotFree = slotsUsed() < input.depth;
+    if (ready.length > 0 && slotFree) {
+      const waitMs = bucketWaitMs();
+      if (waitMs > 0) {
+        now += waitMs;
+        continue;
+      }
+      ready.sort((a, b) => b.latencyMs - a.latencyMs);
+      const request = ready.shift() as Pending;
+      inFlight.push({ startMs: now, endMs: now + request.takesMs, request, hedged: false });
       continue;
     }
-    const current = limited ? Math.max(0, level - (now - levelAt) * leakPerMs) : 0;
-    if (current + 1 > input.bucket + 1e-9) {
-      now += (current + 1 - input.bucket) / leakPerMs;
-      continue;
+    if (inFlight.length === 0) break;
+    let next = Math.min(...inFlight.map((flight) => flight.endMs));
+    if (ready.length === 0 && slotFree) {
+      const late = inFlight
+        .filter((flight) => !flight.hedged && flight.startMs + flight.request.lateAfterMs <= now)
+        .sort((a, b) => a.startMs - b.startMs)[0];
+      if (late !== undefined) {
+        const waitMs = bucketWaitMs();
+        if (waitMs === 0) {
+          late.hedged = true;
+          late.endMs = Math.min(late.endMs, now + late.request.copyTakesMs);
+          continue;
+        }
+        next = Math.min(next, now + waitMs);
+      }
+      for (const flight of inFlight) {
+        const dueMs = flight.startMs + flight.request.lateAfterMs;
+        if (!flight.hedged && dueMs > now) next = Math.min(next, dueMs);
+      }
     }
-    level = current + 1;
-    levelAt = now;
-    ready.sort((a, b) => b.latencyMs - a.latencyMs);
-    const request = ready.shift() as Pending;
-    inFlight.push({ endMs: now + request.takesMs, request });
-    finish = Math.max(finish, now + request.takesMs);
+    now = next;
   }
   return finish;
 }
@@ -90,22 +145,35 @@ export function scheduleFinishMs(input: BoundInput): number {
  * and its stalls, as the simulated shop draws them) instead of its mean: a page turns out slow only once it is under
  * way, so the order stays that of the means. The mean over `rounds` seeded rounds. Against scheduleFinishMs, which
  * takes every request at its mean, this is what the spread alone costs a schedule that learns a page's time by asking
- * for it; the counts after a crawl are taken at their means.
+ * for it; the counts after a crawl are taken at their means. `hedged`: late requests are asked for again as the crawl
+ * does (BoundInput.hedges: their typical time the median, a second copy a draw of its own), the first draws unchanged.
  */
-export function drawnFinishMs(input: BoundInput, model: LatencyModel, rounds: number, seed: number): number {
+export function drawnFinishMs(
+  input: BoundInput,
+  model: LatencyModel,
+  rounds: number,
+  seed: number,
+  { hedged = false }: { hedged?: boolean } = {},
+): number {
   const draws = new LatencyDraws(model, seed);
+  const copyDraws = new LatencyDraws(model, seed + COPY_SEED_OFFSET);
   const lognormalMean = Math.exp((model.spread * model.spread) / 2);
+  const typicalMs = input.latenciesMs.map((meanMs) => (meanMs - model.stallShare * model.stallMs) / lognormalMean);
+  const drawn = (medianMs: number, { factor, stallMs }: { factor: number; stallMs: number }) =>
+    medianMs * factor + stallMs;
   let total = 0;
   for (let round = 0; round < rounds; round++) {
-    const takesMs = input.latenciesMs.map((meanMs) => {
-      const draw = draws.next();
-      const medianMs = (meanMs - model.stallShare * model.stallMs) / lognormalMean;
-      return medianMs * draw.factor + draw.stallMs;
-    });
-    total += scheduleFinishMs({ ...input, takesMs });
+    const takesMs = typicalMs.map((medianMs) => drawn(medianMs, draws.next()));
+    const hedges = hedged
+      ? { typicalMs, copyTakesMs: typicalMs.map((medianMs) => drawn(medianMs, copyDraws.next())) }
+      : undefined;
+    total += scheduleFinishMs({ ...input, takesMs, ...(hedges && { hedges }) });
   }
   return total / rounds;
 }
+
+/** Second copies draw from a stream of their own, so that a round's first copies are the unhedged round's. */
+const COPY_SEED_OFFSET = 1_000_003;
 
 /** Records on each page of a list of `records` records read in pages of `pageLimit` (an empty list still takes one). */
 export function pageSizes(records: number, pageLimit: number): number[] {

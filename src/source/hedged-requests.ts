@@ -28,9 +28,14 @@ interface Open {
   hedge: () => void;
 }
 
+/** How long a page whose kind and size typically take `typicalMs` may be out before it is late enough to hedge. */
+export function hedgeAfterMs(typicalMs: number): number {
+  return Math.max(HEDGE_AFTER * typicalMs, typicalMs + LATE_MS);
+}
+
 /** Whether a page sent `ageMs` ago, whose kind and size typically take `typicalMs`, is late enough to hedge. */
 export function hedgeDue(ageMs: number, typicalMs: number | undefined): boolean {
-  return typicalMs !== undefined && ageMs > HEDGE_AFTER * typicalMs && ageMs - typicalMs >= LATE_MS;
+  return typicalMs !== undefined && ageMs > hedgeAfterMs(typicalMs);
 }
 
 /** A page due for a second copy (hedgeDue): how long it has been out and how long its kind and size typically take. */
