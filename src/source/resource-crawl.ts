@@ -13,16 +13,7 @@ import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
 import type { RequestKind } from './round-trips.js';
 import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-client.js';
-import {
-  type CreatedWindow,
-  cutWindow,
-  firstCutMs,
-  inWindow,
-  placeRest,
-  type SpanAhead,
-  spacingDensity,
-  windowFilters,
-} from './windows.js';
+import { type CreatedWindow, cutWindow, inWindow, placeRest, spacingDensity, windowFilters } from './windows.js';
 
 /**
  * Records of the placement probe, sent beside the first full page of a resource too large for one page once a request
@@ -43,6 +34,8 @@ const PROBE_FIELDS = 'id,created_at';
  * bench), the very wait the pages-ahead limit exists to decide.
  */
 const PAGES_BEYOND_DEPTH = 2;
+/** The page in flight is expected to reach this much further than its records at the density ahead. */
+const IN_FLIGHT_MARGIN = 1.25;
 /** Windows with a created_at_min whose records prove the shop honours created_at (see windowProofs). */
 const WINDOW_PROOFS = 2;
 
@@ -652,14 +645,15 @@ export class ResourceCrawl {
 
   /**
    * Cuts the rest of the chain's window into `windows` windows of about equal expected records, the first keeping the
-   * chain (and its position). A page in flight is not waited for: the first window ends about where its records will
-   * (firstCutMs), so a slot that frees is used at once; the copies the page lists of the next window's records wait
-   * there for that window's chain (newest-copy.ts).
+   * chain (and its position). A page in flight is not waited for: the first window reaches past the records it will
+   * probably bring (with a margin, IN_FLIGHT_MARGIN), so a slot that frees is used at once; should the page bring more,
+   * the copies it lists of the next window's records wait there for that window's chain (newest-copy.ts).
    */
   split(chain: Chain, windows: number): void {
     const ahead = this.spanAhead(chain);
     if (!ahead || windows < 2) return;
-    const firstEnd = firstCutMs(ahead, windows, chain.asked);
+    const share = (ahead.endMs - ahead.fromMs) / windows;
+    const firstEnd = Math.max(ahead.fromMs + share, ahead.fromMs + (chain.asked * IN_FLIGHT_MARGIN) / ahead.density);
     const rest = (ahead.endMs - firstEnd) / (windows - 1);
     // New windows must start after every record this chain handed over, or those would be listed again.
     const reached = chain.reachedMs ?? Number.NEGATIVE_INFINITY;
@@ -679,7 +673,7 @@ export class ResourceCrawl {
    * page behind it, else the first page's). The open-ended last window runs to the expected end of the data, or
    * further while more records are missing than the bounded windows are expected to hold.
    */
-  private spanAhead(chain: Chain): SpanAhead | undefined {
+  private spanAhead(chain: Chain): { fromMs: number; endMs: number; density: number } | undefined {
     if (chain.done || this.mode !== 'windows' || this.density <= 0) return undefined;
     const fromMs = chain.reachedMs ?? chain.window.minMs;
     if (fromMs === undefined) return undefined;

@@ -57,31 +57,6 @@ export function cutWindow(window: CreatedWindow, atMs: readonly number[]): Creat
   return [rest, ...pieces];
 }
 
-/** The created_at span still ahead of a chain, and the records per ms in it. */
-export interface SpanAhead {
-  fromMs: number;
-  endMs: number;
-  density: number;
-}
-
-/**
- * Where a split puts the first cut: this share of the records the page in flight asked for, at the density ahead. A
- * little short of them, so that the page usually reaches past the cut and the chain ends with a short request that
- * finds its window done, while the rest goes to a new window at once; a cut past the page (1.25 times its records
- * before) left the chain a page of its own after it, one more round trip in a row behind a page that, drawn from a
- * long tail, already held the chain at a crawl's end.
- */
-const IN_FLIGHT_SHARE = 0.9;
-
-/**
- * Where the first of `windows` windows cut from a chain's span ahead ends: its equal share of the span, or about where
- * the page in flight (`asked` records; 0 with none out) ends, whichever is later.
- */
-export function firstCutMs(ahead: SpanAhead, windows: number, asked: number): number {
-  const share = (ahead.endMs - ahead.fromMs) / windows;
-  return ahead.fromMs + Math.max(share, (asked * IN_FLIGHT_SHARE) / ahead.density);
-}
-
 /** Whether a record created at `createdMs` may legitimately be returned for `window` (boundaries either way). */
 export function inWindow(window: CreatedWindow, createdMs: number): boolean {
   return (

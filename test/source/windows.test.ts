@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   cutWindow,
-  firstCutMs,
   formatFilterTime,
   inWindow,
   placeRest,
@@ -101,19 +100,6 @@ describe('placeRest', () => {
     const placement = placeRest({ placed, startMs: START, reachedMs, total, nowMs: NOW });
     expect(placement.horizonMs).toBe(horizonMs);
     expect(placement.density).toBeCloseTo(density, 15);
-  });
-});
-
-describe('firstCutMs', () => {
-  // 300 records ahead, a record a second: the span ends 300 s on.
-  const ahead = { fromMs: 0, endMs: 300_000, density: 1 / 1000 };
-  it.each([
-    ['no page out: an equal share of the span', 0, 2, 150_000],
-    ['a page of 250 out, in two: short of its last record, so the page reaches past the cut', 250, 2, 225_000],
-    ['a page of 50 out, in two: the share, past the page', 50, 2, 150_000],
-    ['a page of 250 out, in four: the page first, the rest in three', 250, 4, 225_000],
-  ])('%s', (_name, asked, windows, cutMs) => {
-    expect(firstCutMs(ahead, windows, asked)).toBeCloseTo(cutMs, 6);
   });
 });
 
