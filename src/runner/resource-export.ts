@@ -241,6 +241,7 @@ export async function exportResource(options: {
         pages: report.pages,
         requests,
         retries: report.retries,
+        hedges: report.hedges,
         seconds: Math.round((performance.now() - startedMs) / 100) / 10,
       },
       `${resource}: finished, ${count(report.exported)} records (count ${count(report.countBefore)} before, ` +

@@ -15,10 +15,19 @@ const LATE_MS = 1000;
 const CHECK_EVERY_MS = 100;
 
 /**
- * Sends one copy; `signal` abandons it. `started` is called when the copy leaves the queue (a page's age counts from
- * its first copy's).
+ * What a copy tells of its attempts: `sent` as one goes on the wire, past the slots and the bucket; `retrying` when one
+ * failed and the next waits. A page's age counts from its first copy's latest attempt on the wire: a page the bucket
+ * or a Retry-After holds back is not late, and a second copy would wait as long.
  */
-export type HedgedSend<T> = (signal: AbortSignal, started: () => void) => Promise<T>;
+export interface CopyTiming {
+  sent(): void;
+  retrying(): void;
+}
+
+/** Sends one copy; `signal` abandons it. */
+export type HedgedSend<T> = (signal: AbortSignal, timing: CopyTiming) => Promise<T>;
+
+const UNTIMED: CopyTiming = { sent: () => undefined, retrying: () => undefined };
 
 interface Open {
   startedMs: number | undefined;
@@ -89,12 +98,19 @@ export class HedgedRequests {
         this.open.delete(entry);
         if (this.open.size === 0) this.stop();
       };
+      const firstCopyTiming: CopyTiming = {
+        sent: () => {
+          entry.startedMs = performance.now();
+        },
+        retrying: () => {
+          entry.startedMs = undefined;
+        },
+      };
       const launch = () => {
         const copy = new AbortController();
+        const timing = copies.length === 0 ? firstCopyTiming : UNTIMED;
         copies.push(copy);
-        send(copy.signal, () => {
-          entry.startedMs ??= performance.now();
-        }).then(
+        send(copy.signal, timing).then(
           (value) => {
             if (settled) return;
             finish();

@@ -54,6 +54,8 @@ export interface ResourceCrawlReport {
   /** List pages received. */
   pages: number;
   retries: number;
+  /** Second copies of late pages sent in this run (hedged-requests.ts), counted in `requests`. */
+  hedges: number;
   strategy: string;
 }
 
@@ -162,6 +164,7 @@ export class ResourceCrawl {
   /** Pages whose records were handed over: the progress shown. */
   private pagesHandedOver = 0;
   private retries = 0;
+  private hedges = 0;
   /** Records per ms of created_at, and where the data is expected to end; both estimated from the first page. */
   private density = 0;
   private horizonMs = 0;
@@ -343,6 +346,7 @@ export class ResourceCrawl {
         requests: this.requests,
         pages: this.pages,
         retries: this.retries,
+        hedges: this.hedges,
         strategy:
           this.mode === 'link'
             ? 'one Link chain (the server ignores since_id/created_at filters)'
@@ -461,6 +465,7 @@ export class ResourceCrawl {
     };
     const onHedge = () => {
       this.requests++;
+      this.hedges++;
     };
     const wanted = () => !this.consumerBehind();
     const shape = { kind, resource: this.resource };

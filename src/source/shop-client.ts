@@ -111,6 +111,8 @@ export interface RequestOptions {
   ownLimit?: (error: ShopThrottledError) => boolean;
   /** Abandons this request (a hedged page whose other copy answered first): it rejects with CrawlAbortedError. */
   signal?: AbortSignal | undefined;
+  /** Called as each attempt goes on the wire, past the pacer: a request's time out counts from here. */
+  onSent?: (() => void) | undefined;
 }
 
 const BODY_EXCERPT = 200;
@@ -185,11 +187,11 @@ export class ShopClient {
     url: URL,
     call: WriteCall | undefined,
     read: BodyReader<T>,
-    { onRetry, priority = 0, shape, ownLimit, signal: abandon }: RequestOptions,
+    { signal: abandon, ...options }: RequestOptions,
   ): Promise<ShopResponse<T>> {
     const signals = linkSignals(this.signal, abandon);
     try {
-      return await this.exchangeUntil(signals.signal, url, call, read, { onRetry, priority, shape, ownLimit });
+      return await this.exchangeUntil(signals.signal, url, call, read, options);
     } finally {
       signals.unlink();
     }
@@ -200,7 +202,7 @@ export class ShopClient {
     url: URL,
     call: WriteCall | undefined,
     read: BodyReader<T>,
-    { onRetry, priority = 0, shape, ownLimit }: RequestOptions,
+    { onRetry, priority = 0, shape, ownLimit, onSent }: RequestOptions,
   ): Promise<ShopResponse<T>> {
     const started = performance.now();
     let throttled = 0;
@@ -209,7 +211,14 @@ export class ShopClient {
     let current = url;
     const body = call?.body === undefined ? undefined : Buffer.from(stringifyJson(call.body));
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(current, call?.method ?? 'GET', body, read, priority, shape, signal).then(
+      const outcome = await this.attempt(
+        current,
+        call?.method ?? 'GET',
+        body,
+        read,
+        { priority, shape, onSent },
+        signal,
+      ).then(
         (response) => ({ response }),
         (caught: unknown) => ({ error: asShopError(current, caught, signal) }),
       );
@@ -264,11 +273,11 @@ export class ShopClient {
     method: 'GET' | WriteCall['method'],
     payload: Buffer | undefined,
     read: BodyReader<T>,
-    priority: number,
-    shape: RequestShape,
+    { priority, shape, onSent }: { priority: number; shape: RequestShape; onSent: (() => void) | undefined },
     signal: AbortSignal | undefined,
   ): Promise<Omit<ShopResponse<T>, 'retries'>> {
     const ticket = await this.pacer.acquire(priority, signal);
+    onSent?.();
     const exchange = { resource: shape.resource, sentMs: ticket.sendMs };
     this.open.add(exchange);
     const response = await this.download(url, method, payload, signal).finally(() => this.open.delete(exchange));

@@ -13,7 +13,7 @@ import {
 } from './chain-plan.js';
 import type { CrawlBarrier, CrawlResumeState } from './crawl-state.js';
 import { CrawlAbortedError, ShopThrottledError } from './errors.js';
-import { HedgedRequests, lateBeyondLeak } from './hedged-requests.js';
+import { type CopyTiming, HedgedRequests, lateBeyondLeak } from './hedged-requests.js';
 import { type CrawledRecord, readCount } from './list-page.js';
 import { PAGE_LIMIT } from './page-size.js';
 import {
@@ -313,13 +313,12 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT, chainRecords);
     },
     request: (url, read, { priority, shape, onRetry, onHedge, wanted }) => {
-      const send = (signal?: AbortSignal, started?: () => void) => {
+      const send = (signal?: AbortSignal, timing?: CopyTiming) => {
         const askedMs = performance.now();
         let slotMs = askedMs;
         return queue
           .add(
             () => {
-              started?.();
               slotMs = performance.now();
               requests++;
               return client
@@ -327,8 +326,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
                   priority,
                   shape,
                   signal,
+                  onSent: timing?.sent,
                   onRetry: (event) => {
                     requests++;
+                    timing?.retrying();
                     onRetry(event);
                     logRetry(shape.resource, event);
                   },

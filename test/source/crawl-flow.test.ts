@@ -61,11 +61,11 @@ describe('crawl flow', { timeout: 60_000 }, () => {
     }
     expect((await report).exported).toBe(20_000);
     session.close();
-    // Requests beyond the pages consumed: the count, the probe, two pages in the channel, the few pages waiting or in
-    // flight (this shop answers at once), and the short last pages of finished windows (5–11 measured on a quiet
-    // machine, up to 15 on one running several test suites at once). Without the limit, every one of the ~20 chains
-    // holds a page (22–23 measured).
-    expect(mostPagesAhead).toBeLessThanOrEqual(18);
+    // Requests beyond the pages consumed: the count, the probe, two pages in the channel, the pages waiting or in
+    // flight, as many as the consumer gets through in a round trip, which grows with the requests this process's own
+    // shop serves at once. Measured: 10–18 on a quiet machine (5 runs), 13–21 with both cores kept busy (14 runs).
+    // Without the limit every chain holds a page: 27–29, quiet or busy (8 runs).
+    expect(mostPagesAhead).toBeLessThanOrEqual(23);
   });
 
   it('reports progress with the expected total, pages and records, which move together', async () => {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RESOURCES } from '../../src/shopify/resources.js';
 import { startShop, uniformLatency } from '../../src/simulator/index.js';
 import { openShopSession } from '../../src/source/index.js';
+import type { ResourceCrawlReport } from '../../src/source/resource-crawl.js';
 import { recordingProxy } from './recording-proxy.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -10,18 +11,23 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-/** Crawls every resource of the shop at `url`; returns the records exported per resource. */
-async function crawl(url: string, token: string, depth = 20): Promise<number[]> {
+/** Crawls every resource of the shop at `url`; returns each resource's report. */
+async function crawlReports(url: string, token: string, depth = 20): Promise<ResourceCrawlReport[]> {
   const session = openShopSession({ shopUrl: url, token, depth });
-  const exported = await Promise.all(
+  const reports = await Promise.all(
     RESOURCES.map(async (resource) => {
       const { records, report } = session.crawl(resource);
       for await (const _ of records);
-      return (await report).exported;
+      return report;
     }),
   );
   session.close();
-  return exported;
+  return reports;
+}
+
+/** Crawls every resource of the shop at `url`; returns the records exported per resource. */
+async function crawl(url: string, token: string, depth = 20): Promise<number[]> {
+  return (await crawlReports(url, token, depth)).map((report) => report.exported);
 }
 
 describe('requests a crawl spends', { timeout: 60_000 }, () => {
@@ -34,6 +40,19 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
     closers.push(() => shop.close());
     expect(await crawl(shop.url, shop.token)).toEqual(RESOURCES.map((resource) => sizes[resource]));
     expect(shop.stats()).toMatchObject({ requests: 22, throttled: 0 });
+  });
+
+  it('never asks again for a page the shop has not been sent yet: one held back by a pause is not late', async () => {
+    // Answers in 20 ms, so a page is late after about a second; another limit's 429 (Retry-After: 2.0) holds every
+    // request for 2 s, with slots free and the bucket's room unchanged.
+    const sizes = { products: 1500, customers: 1500, orders: 3000 };
+    const faults = { seed: 3, throttleStormRate: 0.15 };
+    const shop = await startShop({ seed: 24, ...sizes, rate: 'plus', latency: uniformLatency(20), faults });
+    closers.push(() => shop.close());
+    const reports = await crawlReports(shop.url, shop.token);
+    expect(reports.map((report) => report.exported)).toEqual(RESOURCES.map((resource) => sizes[resource]));
+    expect(reports.reduce((sum, report) => sum + report.retries, 0)).toBeGreaterThanOrEqual(3);
+    expect(reports.map((report) => report.hedges)).toEqual([0, 0, 0]);
   });
 
   it.each([

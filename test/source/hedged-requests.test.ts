@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HedgedRequests, hedgeDue, type LatePage, lateBeyondLeak } from '../../src/source/hedged-requests.js';
+import {
+  type CopyTiming,
+  HedgedRequests,
+  hedgeDue,
+  type LatePage,
+  lateBeyondLeak,
+} from '../../src/source/hedged-requests.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -41,9 +47,9 @@ interface Copy {
 }
 
 function sender(copies: Copy[]) {
-  return (signal: AbortSignal, started: () => void) =>
+  return (signal: AbortSignal, timing: CopyTiming) =>
     new Promise<string>((resolve, reject) => {
-      started();
+      timing.sent();
       const copy: Copy = { answer: resolve, fail: reject, abandoned: false };
       signal.addEventListener('abort', () => {
         copy.abandoned = true;
@@ -81,6 +87,31 @@ describe('HedgedRequests', () => {
     // Never a third copy.
     vi.advanceTimersByTime(10_000);
     expect(copies).toHaveLength(2);
+  });
+
+  it('counts a page late from its latest attempt on the wire: not while held back, nor while waiting to retry', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    const copies: Copy[] = [];
+    let timing: CopyTiming | undefined;
+    const page = new HedgedRequests(() => true).run(
+      (signal, copyTiming) => {
+        timing ??= copyTiming;
+        return sender(copies)(signal, { sent: () => undefined, retrying: () => undefined });
+      },
+      options(() => undefined),
+    );
+    vi.advanceTimersByTime(5_000);
+    (timing as CopyTiming).sent();
+    vi.advanceTimersByTime(2_000);
+    (timing as CopyTiming).retrying();
+    vi.advanceTimersByTime(5_000);
+    (timing as CopyTiming).sent();
+    vi.advanceTimersByTime(2_900);
+    expect(copies).toHaveLength(1);
+    vi.advanceTimersByTime(300);
+    expect(copies).toHaveLength(2);
+    (copies[0] as Copy).answer('first');
+    await expect(page).resolves.toBe('first');
   });
 
   it.each([

@@ -63,6 +63,20 @@ describe('ShopClient', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('says a request is sent once the pacer lets it go, and again for each attempt', async () => {
+    // A hedged page's age counts from here: a page the bucket holds back is not late (hedged-requests.ts).
+    const { client, server, url } = await clientFor((_request, response) => {
+      if (server.requests.length === 1) json(response, 503, '{"errors":"busy"}');
+      else json(response, 200, '{"count":7}');
+    });
+    const askedMs = performance.now();
+    const sentMs: number[] = [];
+    client.pacer.pause(300);
+    await client.get(url, readCount, { ...COUNT, onSent: () => sentMs.push(performance.now() - askedMs) });
+    expect(sentMs).toHaveLength(2);
+    expect(sentMs[0]).toBeGreaterThanOrEqual(290);
+  });
+
   it('fails fast on 401 with a clear message, without retrying and without the token', async () => {
     const { client, server, url } = await clientFor((_request, response) =>
       json(response, 401, '{"errors":"[API] Invalid API key or access token (unrecognized login or wrong password)"}'),
