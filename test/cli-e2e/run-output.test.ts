@@ -59,6 +59,8 @@ describe('what a run logs off a terminal, without --verbose (built CLI, JSON lin
       expect(messages).toContain('customers: 40 records to fetch');
       const finished = lines.find((line) => line.msg.startsWith('orders: finished'));
       expect(finished).toMatchObject({ resource: 'orders', exported: 2_500, count_before: 2_500, check: 'ok' });
+      // Second copies of late pages, among the requests (README, "Backing up a real shop": the log).
+      expect(finished?.hedges).toBeTypeOf('number');
       expect(finished?.msg).toMatch(
         /^orders: finished, 2,500 records \(count 2,500 before, 2,500 after: ok\), \d+ pages, \d+ requests, 0 retries in \d+ s$/,
       );
