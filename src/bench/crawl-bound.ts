@@ -141,35 +141,45 @@ export function scheduleFinishMs(input: BoundInput): number {
 }
 
 /**
- * The finish the same schedule can expect when each request takes a draw of the latency model (its lognormal spread
- * and its stalls, as the simulated shop draws them) instead of its mean: a page turns out slow only once it is under
- * way, so the order stays that of the means. The mean over `rounds` seeded rounds. Against scheduleFinishMs, which
- * takes every request at its mean, this is what the spread alone costs a schedule that learns a page's time by asking
- * for it; the counts after a crawl are taken at their means. `hedged`: late requests are asked for again as the crawl
- * does (BoundInput.hedges: their typical time the median, a second copy a draw of its own), the first draws unchanged.
+ * The finishes of the same schedule when each request takes a draw of the latency model (its lognormal spread and its
+ * stalls, as the simulated shop draws them) instead of its mean, one per seeded round: a page turns out slow only once
+ * it is under way, so the order stays that of the means. Against scheduleFinishMs, which takes every request at its
+ * mean, this is what the spread alone costs a schedule that learns a page's time by asking for it; the counts after a
+ * crawl are taken at their means. `hedged`: late requests are asked for again as the crawl does (BoundInput.hedges:
+ * their typical time the median, a second copy a draw of its own), the first draws unchanged.
  */
-export function drawnFinishMs(
+export function drawnFinishes(
   input: BoundInput,
   model: LatencyModel,
   rounds: number,
   seed: number,
   { hedged = false }: { hedged?: boolean } = {},
-): number {
+): number[] {
   const draws = new LatencyDraws(model, seed);
   const copyDraws = new LatencyDraws(model, seed + COPY_SEED_OFFSET);
   const lognormalMean = Math.exp((model.spread * model.spread) / 2);
   const typicalMs = input.latenciesMs.map((meanMs) => (meanMs - model.stallShare * model.stallMs) / lognormalMean);
   const drawn = (medianMs: number, { factor, stallMs }: { factor: number; stallMs: number }) =>
     medianMs * factor + stallMs;
-  let total = 0;
-  for (let round = 0; round < rounds; round++) {
+  return Array.from({ length: rounds }, () => {
     const takesMs = typicalMs.map((medianMs) => drawn(medianMs, draws.next()));
     const hedges = hedged
       ? { typicalMs, copyTakesMs: typicalMs.map((medianMs) => drawn(medianMs, copyDraws.next())) }
       : undefined;
-    total += scheduleFinishMs({ ...input, takesMs, ...(hedges && { hedges }) });
-  }
-  return total / rounds;
+    return scheduleFinishMs({ ...input, takesMs, ...(hedges && { hedges }) });
+  });
+}
+
+/** The mean of drawnFinishes over `rounds` rounds: the finish such a schedule can expect. */
+export function drawnFinishMs(
+  input: BoundInput,
+  model: LatencyModel,
+  rounds: number,
+  seed: number,
+  options: { hedged?: boolean } = {},
+): number {
+  const finishes = drawnFinishes(input, model, rounds, seed, options);
+  return finishes.reduce((sum, ms) => sum + ms, 0) / finishes.length;
 }
 
 /** Second copies draw from a stream of their own, so that a round's first copies are the unhedged round's. */

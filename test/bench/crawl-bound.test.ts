@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  drawnFinishes,
   drawnFinishMs,
   expectedCrawl,
   minimumCrawl,
@@ -111,6 +112,18 @@ describe('drawnFinishMs', () => {
     // 0.90 of the unhedged finish on this crawl (11.5 s for 12.8 s): the late pages at its end come back from copies.
     expect(hedged).toBeLessThan(drawnFinishMs(spread, model, 50, 7) * 0.95);
     expect(hedged).toBeGreaterThan(scheduleFinishMs(spread));
+  });
+
+  it('one finish a round: hedged, a realistic spread still leaves rounds well past the mean, which is drawnFinishMs', () => {
+    const model = LATENCY_PRESETS.realistic;
+    const input = { ...crawl(model), ...unlimited };
+    const finishes = drawnFinishes(input, model, 50, 7, { hedged: true });
+    expect(finishes).toHaveLength(50);
+    const mean = finishes.reduce((sum, ms) => sum + ms, 0) / finishes.length;
+    expect(drawnFinishMs(input, model, 50, 7, { hedged: true })).toBeCloseTo(mean, 6);
+    // One run of a realistic row is one round: some rounds finish a tenth or more past the mean.
+    expect(Math.max(...finishes)).toBeGreaterThan(mean * 1.1);
+    expect(Math.min(...finishes)).toBeGreaterThan(scheduleFinishMs(input) * 0.9);
   });
 
   it("draws each request around its own median: one request's mean finish is its mean", () => {
