@@ -6,7 +6,7 @@ import { RESOURCES } from '../shopify/resources.js';
 import type { BucketShape, LatencyOptions, ShopOptions } from '../simulator/index.js';
 import { LATENCY_PRESETS, type LatencyModel } from '../simulator/latency.js';
 import { type ProcessUsage, spawnMeasured, spawnMeasuredCli, startShopProcess } from './child-process.js';
-import { drawnFinishes, drawnFinishMs, expectedCrawl, scheduleFinishMs } from './crawl-bound.js';
+import { drawnFinishes, drawnFinishMs, expectedCrawl, meanOf, scheduleFinishMs } from './crawl-bound.js';
 
 /**
  * `npm run bench -- crawl`: the built CLI as a user runs it (`shopsnap backup`, default formats, into a local folder)
@@ -115,7 +115,7 @@ async function backupRow(
     formats: formats ?? 'default',
     boundMs,
     drawnMs: drawnFinishMs(input, latency.model, DRAWN_ROUNDS, 1),
-    hedgedMs: hedged.reduce((sum, ms) => sum + ms, 0) / hedged.length,
+    hedgedMs: meanOf(hedged),
     hedgedAtTarget: hedged.filter((ms) => boundMs / ms >= TARGET).length / hedged.length,
     spanMs: (stats.busy.lastAnswerMs ?? 0) - (stats.busy.firstArrivalMs ?? 0),
     processMs,
@@ -161,7 +161,7 @@ export async function runCrawlBench(): Promise<CrawlBenchRow[]> {
   );
   line('');
   line(
-    '| latency | shop | formats | bound | bound, latencies drawn | drawn, late pages hedged | hedged rounds at ≥ 0.9 | shop busy | bound / busy | drawn / busy | process | requests (fewest) | most in flight | 429s | CPU | RSS | load |',
+    `| latency | shop | formats | bound | bound, latencies drawn | drawn, late pages hedged | hedged rounds at ≥ ${TARGET} | shop busy | bound / busy | drawn / busy | process | requests (fewest) | most in flight | 429s | CPU | RSS | load |`,
   );
   line('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   const rows: CrawlBenchRow[] = [];

@@ -178,8 +178,11 @@ export function drawnFinishMs(
   seed: number,
   options: { hedged?: boolean } = {},
 ): number {
-  const finishes = drawnFinishes(input, model, rounds, seed, options);
-  return finishes.reduce((sum, ms) => sum + ms, 0) / finishes.length;
+  return meanOf(drawnFinishes(input, model, rounds, seed, options));
+}
+
+export function meanOf(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
 }
 
 /** Second copies draw from a stream of their own, so that a round's first copies are the unhedged round's. */

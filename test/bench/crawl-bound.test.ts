@@ -3,6 +3,7 @@ import {
   drawnFinishes,
   drawnFinishMs,
   expectedCrawl,
+  meanOf,
   minimumCrawl,
   pageSizes,
   scheduleFinishMs,
@@ -119,7 +120,7 @@ describe('drawnFinishMs', () => {
     const input = { ...crawl(model), ...unlimited };
     const finishes = drawnFinishes(input, model, 50, 7, { hedged: true });
     expect(finishes).toHaveLength(50);
-    const mean = finishes.reduce((sum, ms) => sum + ms, 0) / finishes.length;
+    const mean = meanOf(finishes);
     expect(drawnFinishMs(input, model, 50, 7, { hedged: true })).toBeCloseTo(mean, 6);
     // One run of a realistic row is one round: some rounds finish a tenth or more past the mean.
     expect(Math.max(...finishes)).toBeGreaterThan(mean * 1.1);
