@@ -54,8 +54,9 @@ describe('crawl flow', { timeout: 60_000 }, () => {
     for await (const _ of records) {
       consumed++;
       if (consumed % 50 === 0) await sleep(4);
-      // Mid-crawl: past the start, where every chain's first request goes out at once.
-      if (consumed > 8000 && consumed < 16_000) {
+      // Mid-crawl: past the start, where every chain's first request goes out at once, and before the end, where the
+      // records not yet consumed fit in the pages a crawl may hold (a round of the depth and two) and the limit ends.
+      if (consumed > 8000 && consumed < 14_000) {
         mostPagesAhead = Math.max(mostPagesAhead, session.stats().requests - consumed / 250);
       }
     }
@@ -66,6 +67,32 @@ describe('crawl flow', { timeout: 60_000 }, () => {
     // shop serves at once. Measured: 10–18 on a quiet machine (5 runs), 13–21 with both cores kept busy (14 runs).
     // Without the limit every chain holds a page: 27–29, quiet or busy (8 runs).
     expect(mostPagesAhead).toBeLessThanOrEqual(23);
+  });
+
+  it('asks for the last pages while a slow consumer is behind, once the rest fits in the pages a crawl may hold', async () => {
+    // 8,000 orders at depth 20: a crawl holds 22 pages at most (5,500 records). The consumer is behind from the start
+    // (a millisecond every 2 records; the shop answers in milliseconds), which holds the chains to a few pages ahead of
+    // it. Once the records it has not yet taken fit in those 22 pages, holding the chains back saves no memory: the
+    // rest is asked for, and the last request waits only for room in the channel (5,000 records): 4,995-4,997 records
+    // were left to consume then (5 runs). Held to the end, 1,555-2,555 (5 runs).
+    const total = 8000;
+    const shop = await shopWith({ seed: 14, products: 0, customers: 0, orders: total, prerender: true });
+    const session = openShopSession({ shopUrl: shop.url, token: shop.token, depth: 20 });
+    const { records, report } = session.crawl('orders');
+    let consumed = 0;
+    let requests = 0;
+    let leftAtLastRequest = total;
+    for await (const _ of records) {
+      consumed++;
+      if (shop.stats().requests > requests) {
+        requests = shop.stats().requests;
+        leftAtLastRequest = total - consumed;
+      }
+      if (consumed % 2 === 0) await sleep(1);
+    }
+    expect((await report).exported).toBe(total);
+    session.close();
+    expect(leftAtLastRequest).toBeGreaterThan(4000);
   });
 
   it('reports progress with the expected total, pages and records, which move together', async () => {
