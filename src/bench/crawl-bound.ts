@@ -181,6 +181,7 @@ export function drawnFinishMs(
   return meanOf(drawnFinishes(input, model, rounds, seed, options));
 }
 
+/** The arithmetic mean of the values (NaN for none). */
 export function meanOf(values: readonly number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length;
 }

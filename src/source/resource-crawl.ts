@@ -630,7 +630,7 @@ export class ResourceCrawl {
       const limit = this.consumerBehind()
         ? pagesAheadLimit(this.context.pageMs(this.resource), this.consumerMsPerPage())
         : Number.POSITIVE_INFINITY;
-      if (this.failed || this.restFits() || ahead < Math.min(limit, this.context.depth + PAGES_BEYOND_DEPTH)) break;
+      if (this.failed || this.restFits() || ahead < Math.min(limit, this.mostPagesHeld)) break;
       // Woken when a page lands or is handed over, and when the consumer takes a record (see channel).
       await new Promise<void>((resolve) => this.pageRoomWaiters.push(resolve));
     }
@@ -639,13 +639,18 @@ export class ResourceCrawl {
 
   /**
    * Whether every record this crawl will still hold, from those waiting for the consumer to the end of its list, fits
-   * in the pages it may hold at most (a round of the depth and PAGES_BEYOND_DEPTH): then a chain held back for a
-   * consumer that is behind saves no memory, and only delays the crawl's last answers (a chain of orders waited 4.7 s
-   * at a realistic crawl's end while slots idled).
+   * in the pages it may hold at most (mostPagesHeld): then a chain held back for a consumer that is behind saves no
+   * memory, and only delays the crawl's last answers (a chain of orders waited 4.7 s at a realistic crawl's end while
+   * slots idled).
    */
   private restFits(): boolean {
     const toCome = Math.max(0, (this.countBefore ?? Number.POSITIVE_INFINITY) - this.exported());
-    return this.channel.size + toCome <= (this.context.depth + PAGES_BEYOND_DEPTH) * PAGE_LIMIT;
+    return this.channel.size + toCome <= this.mostPagesHeld * PAGE_LIMIT;
+  }
+
+  /** Pages a crawl holds at most, received or in flight: a round of its shop's depth and PAGES_BEYOND_DEPTH. */
+  private get mostPagesHeld(): number {
+    return this.context.depth + PAGES_BEYOND_DEPTH;
   }
 
   private consumerMsPerPage(): number | undefined {
