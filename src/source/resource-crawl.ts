@@ -11,9 +11,17 @@ import { HeldCopies } from './newest-copy.js';
 import { FULL_PAGES, PAGE_LIMIT, type PageSize, pageSizeAfter } from './page-size.js';
 import { pagesAheadLimit } from './pages-ahead.js';
 import { RecordChannel } from './record-channel.js';
-import type { RequestKind } from './round-trips.js';
+import { type RequestKind, roundTripPassed } from './round-trips.js';
 import type { BodyReader, RequestShape, RetryEvent, ShopResponse } from './shop-client.js';
-import { type CreatedWindow, cutWindow, inWindow, placeRest, spacingDensity, windowFilters } from './windows.js';
+import {
+  type CreatedWindow,
+  cutWindow,
+  firstWindowRecords,
+  inWindow,
+  placeRest,
+  spacingDensity,
+  windowFilters,
+} from './windows.js';
 
 /**
  * Records of the placement probe, sent beside the first full page of a resource too large for one page once a request
@@ -34,8 +42,6 @@ const PROBE_FIELDS = 'id,created_at';
  * bench), the very wait the pages-ahead limit exists to decide.
  */
 const PAGES_BEYOND_DEPTH = 2;
-/** The page in flight is expected to reach this much further than its records at the density ahead. */
-const IN_FLIGHT_MARGIN = 1.25;
 /** Windows with a created_at_min whose records prove the shop honours created_at (see windowProofs). */
 const WINDOW_PROOFS = 2;
 
@@ -76,8 +82,11 @@ export interface CrawlProgress {
 export interface CrawlContext {
   request<T>(url: URL, read: BodyReader<T>, options: CrawlRequestOptions): Promise<ShopResponse<T>>;
   apiUrl(path: string, query: Readonly<Record<string, string>>): URL;
-  /** The mean round trip of one of this resource's full pages, as the session estimates it (see ShopSession). */
-  pageMs(resource: ResourceName): number;
+  /**
+   * The mean round trip of one of this resource's pages of `records` (a full page by default), as the session
+   * estimates it (see ShopSession).
+   */
+  pageMs(resource: ResourceName, records?: number): number;
   /**
    * Records to ask for on a full-sized page now, for a chain whose window holds about `chainRecords` more: fewer at the
    * crawl's end, where windows are free (see ShopSession).
@@ -107,6 +116,8 @@ export interface CrawlRequestOptions {
   onHedge: () => void;
   /** Whether the crawl waits for this page now, so that a late one is worth a second copy. */
   wanted: () => boolean;
+  /** An attempt or a copy of the request went on the wire (passed its slot and the pacer). */
+  onSent?: (() => void) | undefined;
 }
 
 /** One `since_id` walk through one created_at window. */
@@ -121,6 +132,8 @@ export interface Chain {
   done: boolean;
   /** Records asked for by the page in flight (0: none in flight): new windows are cut beyond them. */
   asked: number;
+  /** When the page in flight last went on the wire (performance.now()); undefined while it waits to go. */
+  sentMs?: number | undefined;
   /** Records to ask for with the next page (see page-size.ts). */
   size: PageSize;
 }
@@ -409,6 +422,16 @@ export class ResourceCrawl {
   }
 
   /**
+   * Records of the chain's page in flight whose round trip is already behind it: the page's records (no more than the
+   * `remaining` ahead) times the share of its expected round trip that has passed since it went on the wire.
+   */
+  private inFlightBehind(chain: Chain, remaining: number): number {
+    if (chain.asked <= 0) return 0;
+    const expectedMs = this.context.pageMs(this.resource, chain.asked);
+    return Math.min(chain.asked, remaining) * roundTripPassed(chain.sentMs, performance.now(), expectedMs);
+  }
+
+  /**
    * The requests this crawl still needs as it stands: the pages ahead (a partial last page per chain) and the count
    * after. Before the first page places the records, the pages are the count's records not yet handed over.
    * Undefined until the count tells the crawl's size.
@@ -456,7 +479,13 @@ export class ResourceCrawl {
     return response.value;
   }
 
-  private send<T>(url: URL, read: BodyReader<T>, priority: number, kind: RequestKind): Promise<ShopResponse<T>> {
+  private send<T>(
+    url: URL,
+    read: BodyReader<T>,
+    priority: number,
+    kind: RequestKind,
+    onSent?: () => void,
+  ): Promise<ShopResponse<T>> {
     this.requests++;
     const onRetry = () => {
       this.requests++;
@@ -469,7 +498,7 @@ export class ResourceCrawl {
     };
     const wanted = () => !this.consumerBehind();
     const shape = { kind, resource: this.resource };
-    return this.context.request(url, read, { priority, shape, onRetry, onHedge, wanted });
+    return this.context.request(url, read, { priority, shape, onRetry, onHedge, wanted, onSent });
   }
 
   /**
@@ -554,7 +583,11 @@ export class ResourceCrawl {
     // The chain with the most work left goes first when the bucket holds requests back (see Pacer).
     const priority = Math.round(this.remainingPages(chain) * this.context.pageMs(this.resource));
     chain.asked = sent;
-    const response = await this.send(url, this.readPage, priority, 'list').finally(() => {
+    chain.sentMs = undefined;
+    const onSent = () => {
+      chain.sentMs = performance.now();
+    };
+    const response = await this.send(url, this.readPage, priority, 'list', onSent).finally(() => {
       chain.asked = 0;
       this.pagesInFlight--;
       this.wakePageRoomWaiters();
@@ -667,16 +700,19 @@ export class ResourceCrawl {
   }
 
   /**
-   * Cuts the rest of the chain's window into `windows` windows of about equal expected records, the first keeping the
-   * chain (and its position). A page in flight is not waited for: the first window reaches past the records it will
-   * probably bring (with a margin, IN_FLIGHT_MARGIN), so a slot that frees is used at once; should the page bring more,
-   * the copies it lists of the next window's records wait there for that window's chain (newest-copy.ts).
+   * Cuts the rest of the chain's window into `windows` windows of about equal time ahead, the first keeping the chain
+   * (and its position) and the part of its page in flight already behind it (firstWindowRecords). A page in flight is
+   * not waited for: the first window reaches past the records it will probably bring, so a slot that frees is used at
+   * once; should the page bring more, the copies it lists of the next window's records wait there for that window's
+   * chain (newest-copy.ts).
    */
   split(chain: Chain, windows: number): void {
     const ahead = this.spanAhead(chain);
     if (!ahead || windows < 2) return;
-    const share = (ahead.endMs - ahead.fromMs) / windows;
-    const firstEnd = Math.max(ahead.fromMs + share, ahead.fromMs + (chain.asked * IN_FLIGHT_MARGIN) / ahead.density);
+    const records = (ahead.endMs - ahead.fromMs) * ahead.density;
+    const behind = this.inFlightBehind(chain, records);
+    const first = firstWindowRecords({ ahead: records, windows, asked: chain.asked, behind });
+    const firstEnd = ahead.fromMs + first / ahead.density;
     const rest = (ahead.endMs - firstEnd) / (windows - 1);
     // New windows must start after every record this chain handed over, or those would be listed again.
     const reached = chain.reachedMs ?? Number.NEGATIVE_INFINITY;

@@ -46,6 +46,15 @@ const MEAN_SHARE_CAP = 4;
 const ONE_SIZE_FIXED_SHARE = 0.5;
 
 /**
+ * The share of a request's expected round trip (`expectedMs`) that has passed since it went on the wire at `sentMs`:
+ * 0 while it has not gone or nothing is expected yet, 1 once it is due or late.
+ */
+export function roundTripPassed(sentMs: number | undefined, nowMs: number, expectedMs: number): number {
+  if (sentMs === undefined || expectedMs <= 0) return 0;
+  return Math.min(1, Math.max(0, nowMs - sentMs) / expectedMs);
+}
+
+/**
  * The line through answers of one kind: the Theil–Sen estimate (the median slope over pairs of answers of different
  * sizes, then the median intercept), robust against the long tail where a least-squares line would follow every
  * stall. Answers of one size give the line through their median with ONE_SIZE_FIXED_SHARE of it fixed. Undefined

@@ -112,12 +112,13 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   let answered = 0;
 
   /**
-   * The mean round trip of a full page of a resource: its own pages' (a lower bound while only smaller pages came
-   * back), or before any came back the slowest other resource's, which keeps that crawl's share of the chains.
+   * The mean round trip of a page of `records` of a resource (a full page by default): its own pages' (a lower bound
+   * while only smaller pages came back), or before any came back the slowest other resource's, which keeps that
+   * crawl's share of the chains.
    */
-  const pageMs = (resource: ResourceName): number =>
-    client.roundTrips.expectedMs('list', resource, PAGE_LIMIT) ??
-    Math.max(0, ...[...crawls].map((crawl) => client.roundTrips.expectedMs('list', crawl.resource, PAGE_LIMIT) ?? 0));
+  const pageMs = (resource: ResourceName, records = PAGE_LIMIT): number =>
+    client.roundTrips.expectedMs('list', resource, records) ??
+    Math.max(0, ...[...crawls].map((crawl) => client.roundTrips.expectedMs('list', crawl.resource, records) ?? 0));
 
   /** What a crawl still needs: its requests and their round trips summed (undefined until it knows its size). */
   const workOf = (crawl: ResourceCrawl): { requests: number; workMs: number } | undefined => {
@@ -312,7 +313,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       if (work === undefined || leakDecides(crawlModel(work))) return PAGE_LIMIT;
       return closingPageLimit(work.workMs, depth, pageMs(resource), PAGE_LIMIT, chainRecords);
     },
-    request: (url, read, { priority, shape, onRetry, onHedge, wanted }) => {
+    request: (url, read, { priority, shape, onRetry, onHedge, wanted, onSent }) => {
       const send = (signal?: AbortSignal, timing?: CopyTiming) => {
         const askedMs = performance.now();
         let slotMs = askedMs;
@@ -326,7 +327,10 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
                   priority,
                   shape,
                   signal,
-                  onSent: timing?.sent,
+                  onSent: () => {
+                    timing?.sent();
+                    onSent?.();
+                  },
                   onRetry: (event) => {
                     requests++;
                     timing?.retrying();

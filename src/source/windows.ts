@@ -92,3 +92,17 @@ export function placeRest(input: {
   const horizonMs = Math.min(reachedMs + rest / oldest, Math.max(reachedMs + 1000, nowMs));
   return { horizonMs, density: rest > 0 ? rest / Math.max(1000, horizonMs - reachedMs) : oldest };
 }
+
+/** The page in flight is expected to reach this much further than its records at the density ahead. */
+const IN_FLIGHT_MARGIN = 1.25;
+
+/**
+ * Records the first of `windows` windows keeps when the `ahead` records of a chain are cut (the rest is shared equally
+ * by the others): an equal share of the time ahead, in which `behind` records of the page in flight (`asked`) count as
+ * done (their round trip has passed), so a chain whose page is about to land keeps a full share after it. Never less
+ * than the page in flight will probably bring (IN_FLIGHT_MARGIN): the new windows start past it.
+ */
+export function firstWindowRecords(input: { ahead: number; windows: number; asked: number; behind: number }): number {
+  const { ahead, windows, asked, behind } = input;
+  return Math.max(behind + (ahead - behind) / windows, asked * IN_FLIGHT_MARGIN);
+}

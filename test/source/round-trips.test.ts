@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { answerTiming, fitRoundTrips, type RoundTripSample, RoundTrips } from '../../src/source/round-trips.js';
+import {
+  answerTiming,
+  fitRoundTrips,
+  type RoundTripSample,
+  RoundTrips,
+  roundTripPassed,
+} from '../../src/source/round-trips.js';
 
 /** Answers of a shop that takes `baseMs + perRecordMs × records`, each stretched by a factor. */
 const answers = (baseMs: number, perRecordMs: number, sizes: number[], factors: number[] = []): RoundTripSample[] =>
@@ -92,5 +98,18 @@ describe('answerTiming', () => {
     const timing = answerTiming(roundTrips, kind, 'orders', records, ms);
     expect(timing.prompt).toBe(expected.prompt);
     expect(timing.wayThereMs).toBeCloseTo(expected.wayThereMs, 6);
+  });
+});
+
+describe('roundTripPassed', () => {
+  it.each([
+    ['not on the wire yet', undefined, 5_000, 2_000, 0],
+    ['just sent', 5_000, 5_000, 2_000, 0],
+    ['half way', 5_000, 6_000, 2_000, 0.5],
+    ['due', 5_000, 7_000, 2_000, 1],
+    ['late: no more than all of it', 5_000, 9_000, 2_000, 1],
+    ['no estimate yet: nothing counted as passed', 5_000, 5_100, 0, 0],
+  ])('%s', (_name, sentMs, nowMs, expectedMs, share) => {
+    expect(roundTripPassed(sentMs, nowMs, expectedMs)).toBe(share);
   });
 });

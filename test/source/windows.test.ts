@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cutWindow,
+  firstWindowRecords,
   formatFilterTime,
   inWindow,
   placeRest,
@@ -111,5 +112,20 @@ describe('spacingDensity', () => {
     ['one record: a gap by convention', 1, 0, 1 / 1000],
   ])('%s', (_name, records, spanMs, density) => {
     expect(spacingDensity(records, spanMs)).toBeCloseTo(density, 15);
+  });
+});
+
+describe('firstWindowRecords', () => {
+  it.each([
+    // The first window's share of a chain's 777 records ahead, 250 of them on the page in flight.
+    ['no page in flight: equal shares', 777, 2, 0, 0, 388.5],
+    ['a page just sent: equal shares, as with none in flight', 777, 2, 250, 0, 388.5],
+    ['a page just sent, a share short of its records: past them, with the margin', 500, 2, 250, 0, 312.5],
+    ['a page about to land is behind the chain: a full share after it', 777, 2, 250, 250, 513.5],
+    ['half of its round trip passed', 777, 2, 250, 125, 451],
+    ['three windows, the page about to land', 777, 3, 250, 250, 425.67],
+    ['a share smaller than the page in flight: past its records', 300, 4, 250, 250, 312.5],
+  ])('%s', (_name, ahead, windows, asked, behind, first) => {
+    expect(firstWindowRecords({ ahead, windows, asked, behind })).toBeCloseTo(first, 2);
   });
 });
