@@ -192,8 +192,9 @@ const LAST_PAGE_MARGIN = 1.5;
  * one slot nothing idles, and where half a page takes less than WORTHWHILE_MS nothing is gained.
  *
  * A smaller page helps only by leaving the rest of its window to other windows; the chain's own pages follow one
- * another, each with its round trip's fixed part. So a chain whose window holds little more than the page
- * (`chainRecords`, LAST_PAGE_MARGIN) asks for all of it: one round trip instead of two in a row after a slow page.
+ * another, each with its round trip's fixed part. A window of less than a full page is never cut where windows are
+ * free (minPagesPerWindow), so no other window takes part of it: a chain whose window holds about a page or less
+ * (`chainRecords`) asks for all of it, with LAST_PAGE_MARGIN up to a full page: one round trip instead of two in a row.
  */
 export function closingPageLimit(
   workMs: number,
@@ -206,8 +207,8 @@ export function closingPageLimit(
   if (slots < 2 || pageMs / 2 < WORTHWHILE_MS || workMsPerSlot >= CLOSING_PAGES * pageMs) return fullPage;
   const share = workMsPerSlot / (CLOSING_PAGES * pageMs);
   const closing = Math.max(SMALLEST_CLOSING_PAGE, Math.min(fullPage, Math.ceil(fullPage * share)));
-  const lastPage = Math.ceil(chainRecords * LAST_PAGE_MARGIN);
-  return lastPage <= fullPage ? Math.max(closing, lastPage) : closing;
+  if (chainRecords > fullPage) return closing;
+  return Math.max(closing, Math.min(fullPage, Math.ceil(chainRecords * LAST_PAGE_MARGIN)));
 }
 
 /** The fewest requests a complete crawl needs: full pages of `pageLimit`, plus a count before and after each resource. */

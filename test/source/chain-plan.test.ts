@@ -192,6 +192,7 @@ describe('closingPageLimit', () => {
     ['a window of 100 left after a slow page: one page of 150, not two of 50', 100, 150],
     ['a window of 40: one page of 60', 40, 60],
     ['a window of 160: one page of 240', 160, 240],
+    ['a window of 230, which no other window can take part of: one full page, not two in a row', 230, 250],
     ['a window of 400: the closing size, the rest goes to other windows', 400, 50],
   ])('%s', (_name, chainRecords, expected) => {
     expect(closingPageLimit(20 * 100, 20, 2_000, 250, chainRecords)).toBe(expected);
