@@ -54,6 +54,8 @@ export class FaultPlan {
   private oversizedRng: Rng;
   private lostRng: Rng;
   private applied = { all: 0, byLabel: new Map<string, number>() };
+  /** Requests per route label (see lateAnswerMs). */
+  private readonly routed = new Map<string, number>();
   private oversizedTurn = 0;
   private burstLeft = 0;
   private errorTurn = 0;
@@ -130,6 +132,14 @@ export class FaultPlan {
     const drawn = this.lostRng.float() < (knob?.rate ?? 0);
     const named = (knob?.writes ?? []).some((pick) => pick === all || pick === label || pick === `${label}#${mine}`);
     return knob && (drawn || named) ? (knob.as ?? 'reset') : undefined;
+  }
+
+  /** Counts a request to route `label`; the ms its answer comes late (FaultOptions.lateAnswers), 0 for most. */
+  lateAnswerMs(label: string): number {
+    const mine = (this.routed.get(label) ?? 0) + 1;
+    this.routed.set(label, mine);
+    const knob = this.options.lateAnswers;
+    return knob?.requests.includes(`${label}#${mine}`) ? knob.ms : 0;
   }
 
   /** Counts a list request; true when the churn knob wants a create/update/delete now. */

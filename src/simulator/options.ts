@@ -83,6 +83,12 @@ export interface FaultOptions {
    * Shopify's edge HTML body.
    */
   lostAnswers?: { rate?: number; writes?: readonly (number | string)[]; as?: LostAnswer };
+  /**
+   * Answers that come back `ms` later than the latency model has them, as one slow answer among prompt ones: each
+   * named by its route label and its ordinal among that route's requests (`GET /products/count.json#2`, counted from
+   * the shop's start or the last setFaults).
+   */
+  lateAnswers?: { requests: readonly string[]; ms: number };
   /** @default the shop seed */
   seed?: number;
 }

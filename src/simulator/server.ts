@@ -136,6 +136,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
     };
     let kind: LatencyKind = 'rejected';
     let resource: ResourceName | undefined;
+    let lateMs = 0;
     // The latency is the shop's response time, counted from the request's arrival: the simulator's own work of
     // building the page happens inside it, as a real shop's does, instead of adding to it. Every 429 is answered fast.
     const finish = async (reply: Reply, fault?: FaultDecision, lost?: LostAnswer) => {
@@ -145,7 +146,7 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
         records: reply.records,
         variants: reply.variants,
       });
-      const wait = arrivedMs + median * luck.factor + luck.stallMs - performance.now();
+      const wait = arrivedMs + median * luck.factor + luck.stallMs + lateMs - performance.now();
       if (wait > 0) await sleep(wait);
       if (lost === 'reset') {
         response.socket?.destroy();
@@ -186,6 +187,8 @@ export async function startShop(options: ShopOptions = {}): Promise<RunningShop>
       const route = matchRoute(method, path, url.searchParams);
       if (!route) throw new ReplyError(ERRORS.notFound());
       label(route.label);
+      lateMs = state.faults.lateAnswerMs(route.label);
+      if (lateMs > 0) state.injected('lateAnswers');
       kind = route.kind;
       resource = route.resource;
       requireScope(resolved.scopes, method, route.resource);

@@ -44,7 +44,10 @@ const MAX_SAMPLE_SPAN_MS = 2000;
 /**
  * A drain proof: the requests we sent in the DRAIN_WINDOW_MS before a request (up to ARRIVAL_MARGIN_MS before it, so
  * they surely arrived first) were all counted after the earliest of them, and the request found the bucket at `used`,
- * so all but `used - 1` of them had leaked by then: the leak is at least that many over that span. When the rate is
+ * so all but `used - 1` of them had leaked by then: the leak is at least that many over that span. A prompt answer was
+ * counted about when it was sent; a slow one may have waited before the shop counted it, at the latest when it came
+ * back, so its span runs to then (a weaker proof, but one: the bucket probe's count came back in 1 s on a 40 bucket
+ * leaking 20/s, and the crawl kept the tier's few chains for 9 s more). When the rate is
  * DRAIN_FACTOR times Shopify's tier guess or more, the guess is wrong for this shop: it leaks faster than we send, and
  * does not limit us (for DRAIN_MEMORY_MS, unless proven again). No proof exceeds the rate we sent at, so a factor
  * near 1 lets a crawl that sends a little faster than the guess find out; a span of DRAIN_SPAN_MS or more keeps the
@@ -232,10 +235,10 @@ export class BucketModel {
     this.levelAtMs = nowMs;
   }
 
-  /** A slow answer may have waited before the server counted it: it proves no drain (see DRAIN_WINDOW_MS). */
+  /** A slow answer proves a drain up to when it came back (see DRAIN_WINDOW_MS). */
   private noteDrain(sample: BucketSample, max: number, prompt: boolean, nowMs: number): void {
     if (sample.used > 1) this.inUse = true;
-    if (!prompt || !this.inUse) return;
+    if (!this.inUse) return;
     let counted = 0;
     let earliestMs = sample.sendMs;
     for (let seq = sample.seq - 1; seq >= 1 && seq > sample.seq - SENDS_REMEMBERED; seq--) {
@@ -249,7 +252,8 @@ export class BucketModel {
     // A request refused with 429 in the span was never counted.
     if (spanMs < DRAIN_SPAN_MS || this.lastRefusedMs >= earliestMs) return;
     // Its header counts itself: all but `used - 1` of the requests counted before it had leaked.
-    const leakedAtLeast = ((counted + 1 - sample.used) * 1000) / spanMs;
+    const countedByMs = prompt ? sample.sendMs : Math.max(sample.sendMs, nowMs);
+    const leakedAtLeast = ((counted + 1 - sample.used) * 1000) / (countedByMs - earliestMs);
     if (leakedAtLeast >= DRAIN_FACTOR * tierLeakPerSecond(max)) {
       this.drainedAtMs = nowMs;
       this.drainedLeak = leakedAtLeast;

@@ -127,6 +127,19 @@ describe('simulated shop: fault knobs', () => {
     expect(shop.stats().faults).toEqual({ slowRate: 1 });
   });
 
+  it('answers the requests lateAnswers names that much later, and only those', async () => {
+    const shop = await shopWith({ lateAnswers: { requests: ['GET /orders/count.json#2'], ms: 300 } });
+    const took: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expect((await rawGet(shop, '/orders/count.json')).status).toBe(200);
+      took.push(performance.now() - started);
+    }
+    expect(took[1]).toBeGreaterThanOrEqual(290);
+    expect(Math.max(took[0] as number, took[2] as number)).toBeLessThan(250);
+    expect(shop.stats().faults).toEqual({ lateAnswers: 1 });
+  });
+
   it('answers 429 with Retry-After 2.0 although the bucket has room when throttleStormRate is 1', async () => {
     const shop = await shopWith({ throttleStormRate: 1 });
     const served = await clientFor(shop).get('/products.json');

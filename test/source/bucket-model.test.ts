@@ -241,6 +241,20 @@ describe('BucketModel.planningLeak', () => {
     expect(modelAfter(max, answers).planningLeak(nowMs)).toBe(expected);
   });
 
+  // A slow answer may have been counted any time until it came back: its drain runs to then.
+  it.each([
+    [
+      'a count sent 600 ms after a burst of 6, back 1 s later to an empty bucket: 6 leaked in 1.6 s, 3.75/s',
+      1600,
+      Infinity,
+    ],
+    ['the same count back 2.5 s later: 6 in 3.1 s, 1.9/s, which a Basic shop leaks', 3100, 2],
+  ])('%s', (_name, answeredMs, expected) => {
+    const model = modelAfter(40, burst());
+    model.observe({ sendMs: 600, seq: model.send(600), used: 1 }, 40, answeredMs, { prompt: false, wayThereMs: 0 });
+    expect(model.planningLeak(answeredMs + 100)).toBe(expected);
+  });
+
   it('after a drain while the pacer held sends back, plans with the rate the drain proved, not without a limit', () => {
     const model = new BucketModel(3);
     for (const used of [1, 2, 3, 4, 5, 6]) model.observe({ sendMs: 0, seq: model.send(0), used }, 40, 100);

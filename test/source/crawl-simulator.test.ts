@@ -119,13 +119,23 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
     expect(shop.stats().throttled).toBe(0);
   });
 
-  // Counts: one per resource, plus the bucket probe's where the tier guess has the leak decide. Placed by the probe:
-  // every resource's windows cut before its first full page came back.
+  // Counts: one per resource, plus the bucket probe's where the tier guess has the leak decide (the products count that
+  // is the second, which `late` answers so much later). Placed by the probe: every resource's windows cut before its
+  // first full page came back.
   it.each([
-    ['40 @ 20/s, which no tier leaks: proved so by a count, it gets its chains from placement probes', 40, 20, true, 4],
-    ['Basic 40 @ 2/s: the count proves nothing, and the leak keeps deciding', 40, 2, false, 4],
-    ['Plus 400 @ 20/s: the tier guess leaves the chains to decide, no count needed', 400, 20, true, 3],
-  ])('%s', async (_name, bucket, leakPerSecond, chainsDecide, counts) => {
+    [
+      '40 @ 20/s, which no tier leaks: proved so by a count, it gets its chains from placement probes',
+      40,
+      20,
+      0,
+      true,
+      4,
+    ],
+    ['the same with the count back 200 ms late: slow, it still proves a drain up to its answer', 40, 20, 200, true, 4],
+    ['Basic 40 @ 2/s: the count proves nothing, and the leak keeps deciding', 40, 2, 0, false, 4],
+    ['Basic with the count back late: no more proof', 40, 2, 200, false, 4],
+    ['Plus 400 @ 20/s: the tier guess leaves the chains to decide, no count needed', 400, 20, 0, true, 3],
+  ])('%s', async (_name, bucket, leakPerSecond, late, chainsDecide, counts) => {
     // Counts at once, pages in 1.15 s: the first answers of every bucket look alike (requests sent together).
     const shop = await shopWith({
       seed: 6,
@@ -134,6 +144,7 @@ describe('crawl against the simulated shop', { timeout: 60_000 }, () => {
       orders: 12_000,
       rate: { bucket, leakPerSecond },
       latency: { ...LATENCY_PRESETS.none, listMs: 150, perRecordMs: { products: 4, customers: 4, orders: 4 } },
+      faults: { lateAnswers: { requests: ['GET /products/count.json#2'], ms: late } },
     });
     const { windows: planned, placedByProbe } = await windowsWhenPlanned(shop);
     // Orders hold 48 pages: with the chains deciding, the depth of 20 goes mostly to them. Where the leak decides,
