@@ -47,11 +47,11 @@ const MAX_SAMPLE_SPAN_MS = 2000;
  * so all but `used - 1` of them had leaked by then: the leak is at least that many over that span. A prompt answer was
  * counted about when it was sent; a slow one may have waited before the shop counted it, at the latest when it came
  * back, so its span runs to then (a weaker proof, but one: the bucket probe's count came back in 1 s on a 40 bucket
- * leaking 20/s, and the crawl kept the tier's few chains for 9 s more). When the rate is
- * DRAIN_FACTOR times Shopify's tier guess or more, the guess is wrong for this shop: it leaks faster than we send, and
- * does not limit us (for DRAIN_MEMORY_MS, unless proven again). No proof exceeds the rate we sent at, so a factor
- * near 1 lets a crawl that sends a little faster than the guess find out; a span of DRAIN_SPAN_MS or more keeps the
- * requests' unequal ways to the shop from passing for a leak. A Basic shop (2/s) cannot show 3/s.
+ * leaking 20/s, and the crawl kept the tier's few chains for 9 s more). When the rate is DRAIN_FACTOR times Shopify's
+ * tier guess or more, the guess is wrong for this shop: it leaks faster than we send, and does not limit us (for
+ * DRAIN_MEMORY_MS, unless proven again). No proof exceeds the rate we sent at, so a factor near 1 lets a crawl that
+ * sends a little faster than the guess find out; a span of DRAIN_SPAN_MS or more keeps the requests' unequal ways to
+ * the shop from passing for a leak. A Basic shop (2/s) cannot show 3/s.
  */
 const DRAIN_WINDOW_MS = 2000;
 const ARRIVAL_MARGIN_MS = 250;
@@ -180,7 +180,7 @@ export class BucketModel {
   /**
    * Folds in the header of the response to the request sent at `sendMs` with sequence `seq`. Only prompt answers say
    * when the server counted them: a slow one may have waited in a queue before the server looked at it, which reads as
-   * a bogus leak.
+   * a bogus leak. So only they measure the leak; a slow one proves a drain up to its answer (see DRAIN_WINDOW_MS).
    */
   observe(sample: BucketSample, max: number, nowMs: number, timing: AnswerTiming = PROMPT_AT_ONCE): void {
     this.max = max;
