@@ -50,13 +50,14 @@ const MAX_SAMPLE_SPAN_MS = 2000;
  * leaking 20/s, and the crawl kept the tier's few chains for 9 s more). When the rate is DRAIN_FACTOR times Shopify's
  * tier guess or more, the guess is wrong for this shop: it leaks faster than we send, and does not limit us (for
  * DRAIN_MEMORY_MS, unless proven again). No proof exceeds the rate we sent at, so a factor near 1 lets a crawl that
- * sends a little faster than the guess find out; a span of DRAIN_SPAN_MS or more keeps the requests' unequal ways to
- * the shop from passing for a leak. A Basic shop (2/s) cannot show 3/s.
+ * sends a little faster than the guess find out: planned for the guess, that crawl sent under 3/s for those 9 s. A span
+ * of DRAIN_SPAN_MS or more keeps the requests' unequal ways to the shop from passing for a leak, and a bucket fed
+ * faster than it leaks fills, which no proof reads as a drain. A Basic shop (2/s) cannot show 2.4/s.
  */
 const DRAIN_WINDOW_MS = 2000;
 const ARRIVAL_MARGIN_MS = 250;
 const DRAIN_SPAN_MS = 500;
-const DRAIN_FACTOR = 1.5;
+const DRAIN_FACTOR = 1.2;
 const DRAIN_MEMORY_MS = 1000;
 /** Send times kept for the drain proof: more than a depth of 20 sends in DRAIN_WINDOW_MS plus a slow round trip. */
 const SENDS_REMEMBERED = 1024;
