@@ -127,8 +127,7 @@ export class FaultPlan {
   lostAnswer(label: string): LostAnswer | undefined {
     const knob = this.options.lostAnswers;
     const all = ++this.applied.all;
-    const mine = (this.applied.byLabel.get(label) ?? 0) + 1;
-    this.applied.byLabel.set(label, mine);
+    const mine = nextOrdinal(this.applied.byLabel, label);
     const drawn = this.lostRng.float() < (knob?.rate ?? 0);
     const named = (knob?.writes ?? []).some((pick) => pick === all || pick === label || pick === `${label}#${mine}`);
     return knob && (drawn || named) ? (knob.as ?? 'reset') : undefined;
@@ -136,8 +135,7 @@ export class FaultPlan {
 
   /** Counts a request to route `label`; the ms its answer comes late (FaultOptions.lateAnswers), 0 for most. */
   lateAnswerMs(label: string): number {
-    const mine = (this.routed.get(label) ?? 0) + 1;
-    this.routed.set(label, mine);
+    const mine = nextOrdinal(this.routed, label);
     const knob = this.options.lateAnswers;
     return knob?.requests.includes(`${label}#${mine}`) ? knob.ms : 0;
   }
@@ -152,4 +150,11 @@ export class FaultPlan {
 
 function draw(draws: readonly number[], index: number, rate: number | undefined): boolean {
   return (draws[index] as number) < (rate ?? 0);
+}
+
+/** Counts one more of `label` in `counts`; its ordinal, from 1. */
+function nextOrdinal(counts: Map<string, number>, label: string): number {
+  const ordinal = (counts.get(label) ?? 0) + 1;
+  counts.set(label, ordinal);
+  return ordinal;
 }
