@@ -14,6 +14,13 @@
  * More chains shorten the first and lengthen the second (their extra requests). On a Plus shop or one without a limit
  * the first decides, and the crawl gets every chain it can use; on a Basic shop (40 leaking 2/s) a single chain per
  * resource already outruns the leak, and the bucket decides from the first second: no extra window pays for itself.
+ *
+ * No more chains run at once than the depth allows, but where windows are free (the leak does not decide) a crawl may
+ * hold more: the extra ones wait for a slot, the chain with the most work left first (its request's priority), so they
+ * add no throughput (the chains' term counts the depth at most) and pay only where they shorten the longest chain,
+ * which bounds them: about a window per chain more than the depth. The first plan rests on round trips not yet measured per resource; once they are, the resource whose pages
+ * take longest (orders: 2.35 s a page where customers take 1.1 s) is found holding the longest chains, and only
+ * windows beyond the depth can even them out before chains end.
  */
 export interface CrawlModel {
   /** Requests the crawl still needs with the chains it has: pages ahead (partial last pages too) and counts after. */
@@ -26,7 +33,7 @@ export interface CrawlModel {
   leakPerSecond: number;
   /** The round trips of those requests, summed: what one chain would take for them all. */
   workMs: number;
-  /** Most chains the crawl may run: the requests in flight it allows. */
+  /** The requests in flight the crawl allows: most chains running at once. */
   depth: number;
 }
 
@@ -59,7 +66,8 @@ function leakMs(input: CrawlModel, requests: number): number {
 function finishTerms(input: CrawlModel, chains: number): { byChains: number; byBucket: number } {
   // An extra window's partial page holds records the crawl fetches anyway: it adds a request, not work.
   const requests = input.requests + REQUESTS_PER_EXTRA_CHAIN * Math.max(0, chains - input.chains);
-  return { byChains: (input.workMs * CHAIN_MARGIN) / chains, byBucket: leakMs(input, requests) };
+  const running = Math.min(chains, Math.max(1, input.depth));
+  return { byChains: (input.workMs * CHAIN_MARGIN) / running, byBucket: leakMs(input, requests) };
 }
 
 /** The most work one window keeps once `extra` new windows went where the work is. */
@@ -99,7 +107,8 @@ export function lastSendMs(input: CrawlModel, inFlight: number): number {
 /** The number of chains to run: the current ones, or more when they finish the crawl sooner (see WORTHWHILE_GAIN). */
 export function chainsWorthRunning(input: ChainPlanInput): number {
   const current = Math.max(1, input.chains);
-  const most = Math.min(input.depth, current + splittableChains(input.open, input.minPages));
+  const splittable = current + splittableChains(input.open, input.minPages);
+  const most = leakDecides(input) ? Math.min(input.depth, splittable) : splittable;
   let best = current;
   let bestMs = expectedFinishMs(input, current);
   for (let chains = current + 1; chains <= most; chains++) {

@@ -38,9 +38,10 @@ describe('chainsWorthRunning', () => {
       1,
     ],
     [
-      'the same work without a limit: every chain it can use',
+      // 20 windows cannot share three chains of 27, 27 and 26 pages evenly; a 21st, waiting for a slot, evens them.
+      'the same work without a limit: every chain it can use, and one beyond the depth',
       { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY },
-      20,
+      21,
     ],
     [
       'the crawl bench (40 @ 20/s, 425 ms): enough chains to keep the leak busy, not the depth',
@@ -79,9 +80,18 @@ describe('chainsWorthRunning', () => {
     ],
     ['nothing left to cut', { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, open: [] }, 3],
     [
-      'never past the depth',
+      // 4 chains finish in 9.24 s by the depth but hold two windows of 27 pages (11.9 s); a fifth and sixth window,
+      // waiting for a slot, cut them.
+      'beyond the depth where windows are free: windows waiting for a slot even out the longest chains',
       { ...BASIC, leakPerSecond: Number.POSITIVE_INFINITY, depth: 4, workMs: 84 * 400, open: even([27, 27, 26], 400) },
-      4,
+      6,
+    ],
+    [
+      // Where each window costs a request of the leak (40 @ 2/s, the bucket full) the longest chain (23 pages of 2.4 s)
+      // would want windows beyond the depth of 5: none.
+      'never past the depth where the leak decides',
+      { ...BASIC, requests: 30, chains: 3, room: 0, depth: 5, workMs: 27 * 2400, open: even([23, 2, 2], 2400) },
+      5,
     ],
     [
       'a gain under a tenth is noise, not a reason',
