@@ -18,9 +18,10 @@
  * No more chains run at once than the depth allows, but where windows are free (the leak does not decide) a crawl may
  * hold more: the extra ones wait for a slot, the chain with the most work left first (its request's priority), so they
  * add no throughput (the chains' term counts the depth at most) and pay only where they shorten the longest chain,
- * which bounds them: about a window per chain more than the depth. The first plan rests on round trips not yet measured per resource; once they are, the resource whose pages
- * take longest (orders: 2.35 s a page where customers take 1.1 s) is found holding the longest chains, and only
- * windows beyond the depth can even them out before chains end.
+ * which bounds them: about a window per chain more than the depth. The first plan rests on round trips not yet
+ * measured per resource; once they are, the resource whose pages take longest (orders: 2.35 s a page where customers
+ * take 1.1 s) is found holding the longest chains, and only windows beyond the depth can even them out before chains
+ * end.
  */
 export interface CrawlModel {
   /** Requests the crawl still needs with the chains it has: pages ahead (partial last pages too) and counts after. */
@@ -107,8 +108,8 @@ export function lastSendMs(input: CrawlModel, inFlight: number): number {
 /** The number of chains to run: the current ones, or more when they finish the crawl sooner (see WORTHWHILE_GAIN). */
 export function chainsWorthRunning(input: ChainPlanInput): number {
   const current = Math.max(1, input.chains);
-  const splittable = current + splittableChains(input.open, input.minPages);
-  const most = leakDecides(input) ? Math.min(input.depth, splittable) : splittable;
+  const windows = current + splittableChains(input.open, input.minPages);
+  const most = leakDecides(input) ? Math.min(input.depth, windows) : windows;
   let best = current;
   let bestMs = expectedFinishMs(input, current);
   for (let chains = current + 1; chains <= most; chains++) {
