@@ -58,6 +58,8 @@ const DRAIN_WINDOW_MS = 2000;
 const ARRIVAL_MARGIN_MS = 250;
 const DRAIN_SPAN_MS = 500;
 const DRAIN_FACTOR = 1.2;
+/** A timer fires late and a request leaves a little after it is sent: drainProvableAtMs keeps this much to spare. */
+const PROOF_SLACK_MS = 100;
 const DRAIN_MEMORY_MS = 1000;
 /** Send times kept for the drain proof: more than a depth of 20 sends in DRAIN_WINDOW_MS plus a slow round trip. */
 const SENDS_REMEMBERED = 1024;
@@ -301,6 +303,15 @@ export class BucketModel {
     this.leakCeiling *= CEILING_RECOVERY;
     this.learnedLeak = true;
   }
+}
+
+/**
+ * The earliest a request sent can prove a drain of the requests sent from `firstSentMs` to `lastSentMs` (the bucket
+ * probe of shop-session.ts, after a crawl's opening requests): once the first is older than the proof's span and the
+ * last older than its arrival margin, so that the proof counts them all (see DRAIN_WINDOW_MS).
+ */
+export function drainProvableAtMs(firstSentMs: number, lastSentMs: number): number {
+  return Math.max(firstSentMs + DRAIN_SPAN_MS, lastSentMs + ARRIVAL_MARGIN_MS) + PROOF_SLACK_MS;
 }
 
 /** `X-Shopify-Shop-Api-Call-Limit: 12/40` → { used: 12, max: 40 }; undefined when absent or unreadable. */

@@ -1,6 +1,7 @@
 import PQueue from 'p-queue';
 import { type Logger, stormGuard } from '../log.js';
 import { COMPLETE_LIST_FILTERS, type ResourceName } from '../shopify/resources.js';
+import { drainProvableAtMs } from './bucket-model.js';
 import {
   type ChainWork,
   chainsToCut,
@@ -153,12 +154,14 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
   // A bucket's first answers look the same whether it leaks at its tier's rate or ten times that (a shop whose leak
   // is not its tier's): they all count requests sent together. Planned for the tier's guess, the crawl keeps few
   // chains until its second round of pages measures the leak, seconds in where pages take seconds. So where the guess
-  // has the leak decide the crawl's finish and a page is still out BUCKET_PROBE_DELAY_MS after the opening requests,
+  // has the leak decide the crawl's finish and a page is still out once the opening requests can prove a drain,
   // one count goes out: its answer shows how many of them leaked meanwhile (BucketModel's drain proof), and the crawl
   // plans with what it proved. A bucket that does leak at its tier's rate is out one request of its leak. Where pages
   // come back sooner, their own rounds measure the leak as soon.
   let bucketProbed = false;
   let bucketProbe: NodeJS.Timeout | undefined;
+  /** When the session's first request went on the wire: the opening requests' span starts then. */
+  let firstSentMs: number | undefined;
   const probeBucket = (): void => {
     if (bucketProbed) return;
     const work = workAhead();
@@ -166,6 +169,9 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     if (first === undefined || work === undefined) return;
     bucketProbed = true;
     if (!client.pacer.state().leakGuessed || !leakDecides(crawlModel(work))) return;
+    // The counts that size the crawl are back, and the last opening requests, their first pages, go out with them.
+    const now = performance.now();
+    const waitMs = Math.max(0, drainProvableAtMs(firstSentMs ?? now, now) - now);
     bucketProbe = setTimeout(() => {
       bucketProbe = undefined;
       const pageOut = [...crawls].some(
@@ -173,7 +179,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
       );
       if (!pageOut || !client.pacer.state().leakGuessed) return;
       countOf(first.resource, COMPLETE_LIST_FILTERS[first.resource]).then(rebalance, () => undefined);
-    }, BUCKET_PROBE_DELAY_MS);
+    }, waitMs);
     bucketProbe.unref();
   };
 
@@ -328,6 +334,7 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
                   shape,
                   signal,
                   onSent: () => {
+                    firstSentMs ??= performance.now();
                     timing?.sent();
                     onSent?.();
                   },
@@ -427,12 +434,6 @@ export function openShopSession(options: ShopSessionOptions): ShopSession {
     },
   };
 }
-
-/**
- * After the opening requests, the bucket probe's wait (see probeBucket): at least the drain proof's span, so that every
- * opening request surely arrived and had time to leak.
- */
-const BUCKET_PROBE_DELAY_MS = 600;
 
 /** Retry and 429 lines of one kind at most this often (the rest are counted into the next). */
 const RETRY_LOG_INTERVAL_MS = 10_000;

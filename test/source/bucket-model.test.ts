@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LeakyBucket } from '../../src/simulator/rate-limit.js';
-import { BucketModel, type BucketSample, parseCallLimit } from '../../src/source/bucket-model.js';
+import { BucketModel, type BucketSample, drainProvableAtMs, parseCallLimit } from '../../src/source/bucket-model.js';
 
 describe('parseCallLimit', () => {
   it.each([
@@ -253,6 +253,48 @@ describe('BucketModel.planningLeak', () => {
     const model = modelAfter(40, burst());
     model.observe({ sendMs: 600, seq: model.send(600), used: 1 }, 40, answeredMs, { prompt: false, wayThereMs: 0 });
     expect(model.planningLeak(answeredMs + 100)).toBe(expected);
+  });
+
+  // A crawl's opening requests: three counts at once, a first page as each count comes back (all at `pagesAtMs`), each
+  // request counted by the simulator's bucket as it leaves; then the bucket probe at drainProvableAtMs, its answer
+  // prompt. `expected` is the leak planned with just after it: Infinity where it proved the bucket leaks faster than
+  // we send (the chains may decide), the tier guess where it proved nothing.
+  it.each([
+    ['counts at once into a 40 bucket leaking 20/s: proven 600 ms in', 40, 20, 50, 600, Infinity],
+    [
+      'counts of 150 ms, the same bucket: still 600 ms in (from the first send, not the counts)',
+      40,
+      20,
+      150,
+      600,
+      Infinity,
+    ],
+    [
+      'a 40 bucket leaking 8/s, counts of 450 ms: 800 ms in, once the pages have surely arrived',
+      40,
+      8,
+      450,
+      800,
+      Infinity,
+    ],
+    ['Basic (40 at 2/s), counts at once: nothing proven', 40, 2, 50, 600, 2],
+    ['Advanced (80 at 4/s), counts of 450 ms: nothing proven', 80, 4, 450, 800, 4],
+  ] as const)('opening requests and a probe: %s', (_name, max, leak, pagesAtMs, probeAtMs, expected) => {
+    let now = 0;
+    const bucket = new LeakyBucket({ bucket: max, leakPerSecond: leak }, () => now);
+    const model = new BucketModel(3);
+    const send = (atMs: number) => {
+      now = atMs;
+      const used = parseCallLimit(bucket.take().header)?.used as number;
+      return { sendMs: atMs, seq: model.send(atMs), used };
+    };
+    const counts = [send(0), send(0), send(0)];
+    for (const count of counts) model.observe(count, max, pagesAtMs);
+    for (let page = 0; page < 3; page++) send(pagesAtMs);
+    expect(drainProvableAtMs(0, pagesAtMs)).toBe(probeAtMs);
+    const probe = send(probeAtMs);
+    model.observe(probe, max, probeAtMs + 100);
+    expect(model.planningLeak(probeAtMs + 100)).toBe(expected);
   });
 
   it('after a drain while the pacer held sends back, plans with the rate the drain proved, not without a limit', () => {
