@@ -110,8 +110,9 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
   const current = Math.max(1, input.chains);
   const windows = current + splittableChains(input.open, input.minPages);
   const most = leakDecides(input) ? Math.min(input.depth, windows) : windows;
+  const currentMs = expectedFinishMs(input, current);
   let best = current;
-  let bestMs = expectedFinishMs(input, current);
+  let bestMs = currentMs;
   for (let chains = current + 1; chains <= most; chains++) {
     const ms = expectedFinishMs(input, chains);
     if (ms < bestMs) {
@@ -119,7 +120,6 @@ export function chainsWorthRunning(input: ChainPlanInput): number {
       bestMs = ms;
     }
   }
-  const currentMs = expectedFinishMs(input, current);
   if (best === current || currentMs - bestMs < WORTHWHILE_MS) return current;
   const terms = finishTerms(input, best);
   const free = terms.byBucket <= Math.max(terms.byChains, longestChainMs(input, best - current));
