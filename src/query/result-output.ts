@@ -1,7 +1,10 @@
-import { type DuckDBConnection, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { requireCommonJs } from '../commonjs.js';
 import { count, plural, textTable } from '../human.js';
 import { sqlString } from '../sink/duckdb.js';
 import { queryError } from './sql-error.js';
+
+const { DuckDBTypeId } = requireCommonJs('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
 export const RESULT_FORMATS = ['table', 'csv', 'json', 'ndjson', 'parquet'] as const;
 export type ResultFormat = (typeof RESULT_FORMATS)[number];

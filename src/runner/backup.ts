@@ -81,6 +81,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     logger: baseLogger,
   });
   let staging: string | undefined;
+  let ownConverter: ParquetConverter | undefined;
   try {
     // Holding the lease, no other run uploads for this shop: unfinished uploads are a killed run's leftovers.
     const aborted = await options.storage.abortIncompleteUploads?.(`${options.shop.key}/`);
@@ -133,6 +134,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
       unanswered: () => session.unanswered(),
     });
     const converter = options.parquetConverter ?? inProcessConverter();
+    if (converter !== options.parquetConverter) ownConverter = converter;
     const committer = new SnapshotCommitter({
       storage: options.storage,
       prefix,
@@ -248,6 +250,7 @@ export async function runBackup(options: BackupOptions): Promise<BackupResult> {
     await discardCheckpoint(options.storage, options.shop.key, logger);
     return { manifest, location: `${options.storage.location}/${prefix}` };
   } finally {
+    await ownConverter?.close();
     if (staging !== undefined) {
       await rm(staging, { recursive: true, force: true });
       // The shop's and the root's staging folders go too once empty; another run's staging keeps them (rmdir fails).

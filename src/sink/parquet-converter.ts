@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { LocalFileError } from '../local-file.js';
 import type { ChangeCounts } from '../snapshot/index-compare.js';
 import type { Lineage, TableSchema } from '../transform/schema.js';
+import { ReusedDuckDb } from './duckdb.js';
 import { SinkError, type SinkErrorCode } from './errors.js';
 import type { FileFacts, FileFormat, WrittenFile } from './written-file.js';
 
@@ -12,8 +13,8 @@ import type { FileFacts, FileFormat, WrittenFile } from './written-file.js';
  * in a process of its own takes its CPU and its stream of buffers off the crawl. A backup holds one for its whole run.
  *
  * Contract (test/sink/parquet-converter.test.ts runs it against both implementations): conversions and comparisons
- * run one at a time, in call order, each on a fresh DuckDB, so DuckDB's memory is needed once; re-reads do not wait
- * for them. convert() resolves to the Parquet part of the same rows, or rejects with the error convertToParquet gives
+ * run one at a time, in call order, so DuckDB's memory is needed once; re-reads do not wait for them. convert()
+ * resolves to the Parquet part of the same rows, or rejects with the error convertToParquet gives
  * (SinkError, LocalFileError for a full disk); countChanges() resolves to the counts; reread() to what rereadFile
  * reads, or its SinkError; close() ends it, and a job after close() rejects with 'ERR_SINK_CLOSED'.
  */
@@ -49,17 +50,18 @@ type JobResult<J extends ConverterJob> = J extends { kind: 'convert' }
     : ChangeCounts;
 
 /**
- * Runs one job in this process. DuckDB is loaded on first use: about 0.25 s of CPU, which a worker then spends while
- * its crawls wait on the network rather than before its first request (and an NDJSON-only run never).
+ * Runs one job in this process, a conversion on `duckdb`. DuckDB is loaded on first use: about 0.25 s of CPU, which a
+ * worker then spends while its crawls wait on the network rather than before its first request (and an NDJSON-only
+ * run never).
  */
-export async function runJob(job: ConverterJob): Promise<WrittenFile | ChangeCounts | Reread> {
+async function runJob(job: ConverterJob, duckdb: ReusedDuckDb): Promise<WrittenFile | ChangeCounts | Reread> {
   if (job.kind === 'reread') {
     const { rereadFile } = await import('./count-rows.js');
     return rereadFile(job.path, job.format);
   }
   if (job.kind === 'convert') {
     const { convertToParquet } = await import('./parquet.js');
-    return convertToParquet(job.ndjson, job.table, job.outDir, job.lineage ? { lineage: job.lineage } : {});
+    return convertToParquet(job.ndjson, job.table, job.outDir, job.lineage ? { lineage: job.lineage } : {}, duckdb);
   }
   const [{ withDuckDb }, { countChanges }] = await Promise.all([
     import('./duckdb.js'),
@@ -99,23 +101,38 @@ function converterOf(run: (job: ConverterJob) => Promise<unknown>, close: () => 
   };
 }
 
+export interface JobRunner {
+  run(job: ConverterJob): Promise<WrittenFile | ChangeCounts | Reread>;
+  /** Once the jobs started have ended, closes the conversions' DuckDB. */
+  close(): Promise<void>;
+}
+
 /**
  * Runs jobs in this process: DuckDB's (conversions, index comparisons) one at a time in call order, so its memory is
- * needed once; re-reads at once, beside them (a buffer and gunzip's window each).
+ * needed once, the conversions on one DuckDB kept open between them (see ReusedDuckDb); re-reads at once, beside them
+ * (a buffer and gunzip's window each).
  */
-export function jobRunner(): (job: ConverterJob) => Promise<WrittenFile | ChangeCounts | Reread> {
+export function jobRunner(): JobRunner {
+  const duckdb = new ReusedDuckDb();
   let previous: Promise<unknown> = Promise.resolve();
-  return (job) => {
-    if (job.kind === 'reread') return runJob(job);
-    const done = previous.then(() => runJob(job));
-    previous = done.catch(() => undefined);
-    return done;
+  return {
+    run: (job) => {
+      if (job.kind === 'reread') return runJob(job, duckdb);
+      const done = previous.then(() => runJob(job, duckdb));
+      previous = done.catch(() => undefined);
+      return done;
+    },
+    close: async () => {
+      await previous;
+      await duckdb.close();
+    },
   };
 }
 
 /** Runs the jobs in this process (see jobRunner). */
 export function inProcessConverter(): ParquetConverter {
-  return converterOf(jobRunner(), async () => undefined);
+  const runner = jobRunner();
+  return converterOf(runner.run, runner.close);
 }
 
 /** What the child sends back for one request. */

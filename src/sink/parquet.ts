@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoCode, fsyncPath, hashFile, LocalFileError, writeError } from '../local-file.js';
 import type { Lineage, TableSchema } from '../transform/schema.js';
-import { type DuckDbLimits, footerRows, readNdjsonSql, sqlString, withDuckDb } from './duckdb.js';
+import { type DuckDbLimits, footerRows, ReusedDuckDb, readNdjsonSql, sqlString } from './duckdb.js';
 import { SinkError } from './errors.js';
 import { tempPathFor } from './gzip-part-file.js';
 import type { WrittenFile } from './written-file.js';
@@ -28,21 +27,23 @@ export interface ParquetOptions extends DuckDbLimits {
  * Converts one NDJSON part into `<outDir>/<table>/part-NNNNN.parquet` (ZSTD) with DuckDB, reading the NDJSON (its
  * uncompressed text copy where it has one) with the table's declared column types (then the lineage columns, when
  * given). The Parquet is written to a temp name, its footer row count must equal the NDJSON's
- * rows, and only then is it fsynced and renamed: a failed or short conversion leaves no final file.
+ * rows, and only then is it fsynced and renamed: a failed or short conversion leaves no final file. DuckDB spills
+ * under `outDir`; with `reused`, the conversion runs on that converter's DuckDB.
  */
 export async function convertToParquet(
   ndjson: WrittenFile,
   table: TableSchema,
   outDir: string,
   options: ParquetOptions = {},
+  reused?: ReusedDuckDb,
 ): Promise<WrittenFile> {
   const folder = resolve(outDir, table.name);
   await mkdir(folder, { recursive: true });
   const path = join(folder, basename(ndjson.path).replace(/\.ndjson\.gz$/, '.parquet'));
   const temp = tempPathFor(path);
-  const spill = join(outDir, `.duckdb-${randomBytes(6).toString('hex')}`);
+  const duckdb = reused ?? new ReusedDuckDb();
   try {
-    const rows = await withDuckDb({ ...options, tempDirectory: spill }, async (connection) => {
+    const rows = await duckdb.run(options, outDir, async (connection) => {
       const read =
         ndjson.text === undefined
           ? readNdjsonSql(ndjson.path, table, options.lineage)
@@ -65,7 +66,7 @@ export async function convertToParquet(
     await rm(temp, { force: true });
     throw conversionError(error, ndjson, path);
   } finally {
-    await rm(spill, { recursive: true, force: true });
+    if (duckdb !== reused) await duckdb.close();
   }
 }
 

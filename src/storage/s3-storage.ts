@@ -2,18 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { PassThrough, pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  type PutObjectCommandInput,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { PutObjectCommandInput, S3ClientConfig } from '@aws-sdk/client-s3';
+import { requireCommonJs } from '../commonjs.js';
 import { addContentMd5 } from './s3-content-md5.js';
 import { classifyS3Error, httpStatus, isNotFound, type S3Action, s3ErrorCode, toStorageError } from './s3-errors.js';
 import { formatS3Url, type S3Location } from './s3-location.js';
@@ -26,6 +16,18 @@ import {
   StorageError,
   type StoredObject,
 } from './storage.js';
+
+const {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  S3Client,
+} = requireCommonJs('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+type S3Client = InstanceType<typeof S3Client>;
+const { Upload } = requireCommonJs('@aws-sdk/lib-storage') as typeof import('@aws-sdk/lib-storage');
 
 export type ServerSideEncryption = { kind: 'AES256' } | { kind: 'aws:kms'; keyId?: string };
 
