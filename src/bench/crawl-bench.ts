@@ -18,10 +18,14 @@ import { drawnFinishes, drawnFinishMs, expectedCrawl, meanOf, scheduleFinishMs }
  * every request takes a draw of the row's latency model instead of its mean, and the same again with late requests
  * asked for twice as the crawl asks for them (hedged-requests.ts): what a schedule of independent pages can get back,
  * and in how many of its rounds that schedule itself meets TARGET (one run of a realistic row is one round's draws).
+ * A realistic row runs once per seed of REALISTIC_SEEDS (each seed a shop of its own: its records and its draws) and
+ * prints the means, with bound / busy's range: one run's draws move it by ±0.05, more than most changes to the crawl.
  */
 const SIZES = { products: 8_000, customers: 12_000, orders: 20_000 } as const;
 const DEPTH = 20;
 const DRAWN_ROUNDS = 200;
+/** The shops of a realistic row. A fixed row's latency has no draws: one shop, the first seed. */
+const REALISTIC_SEEDS = [7, 8, 9, 10, 11];
 /** Issue 14's target: bound / busy at least this on every rate-limited row. */
 const TARGET = 0.9;
 
@@ -47,15 +51,21 @@ const FIXED: LatencyModel = {
   perRecordMs: { products: 7, customers: 7, orders: 7 },
 };
 
-const LATENCIES: Array<{ name: string; latency: LatencyOptions; model: LatencyModel }> = [
-  { name: 'realistic', latency: 'realistic', model: LATENCY_PRESETS.realistic },
-  { name: 'fixed (counts at once, pages 150 ms + 7 ms/record)', latency: FIXED, model: FIXED },
+const LATENCIES: Array<{ name: string; latency: LatencyOptions; model: LatencyModel; seeds: number[] }> = [
+  { name: 'realistic', latency: 'realistic', model: LATENCY_PRESETS.realistic, seeds: REALISTIC_SEEDS },
+  {
+    name: 'fixed (counts at once, pages 150 ms + 7 ms/record)',
+    latency: FIXED,
+    model: FIXED,
+    seeds: REALISTIC_SEEDS.slice(0, 1),
+  },
 ];
 
 export interface CrawlBenchRow {
   latency: string;
   shop: string;
   formats: string;
+  seed: number;
   boundMs: number;
   /** The bound's schedule with each request's latency drawn from the row's model (the mean over DRAWN_ROUNDS). */
   drawnMs: number;
@@ -78,9 +88,10 @@ async function backupRow(
   latency: (typeof LATENCIES)[number],
   row: Row,
   formats: string | undefined,
+  seed: number,
 ): Promise<CrawlBenchRow> {
   const options: ShopOptions = {
-    seed: 7,
+    seed,
     ...SIZES,
     bigIdShare: 0.01,
     rate: row.rate,
@@ -113,6 +124,7 @@ async function backupRow(
     latency: latency.name,
     shop: row.name,
     formats: formats ?? 'default',
+    seed,
     boundMs,
     drawnMs: drawnFinishMs(input, latency.model, DRAWN_ROUNDS, 1),
     hedgedMs: meanOf(hedged),
@@ -129,9 +141,9 @@ async function backupRow(
 }
 
 /** shopify-api-node on the same shop, in its own process: whole process against whole process. */
-async function peerRow(latency: (typeof LATENCIES)[number], row: Row) {
+async function peerRow(latency: (typeof LATENCIES)[number], row: Row, seed: number) {
   const shop = await startShopProcess({
-    seed: 7,
+    seed,
     ...SIZES,
     bigIdShare: 0.01,
     rate: row.rate,
@@ -153,42 +165,71 @@ function line(text: string): void {
   process.stdout.write(`${text}\n`);
 }
 
+/**
+ * A row over its seeds, as one line of the table: each column's mean, bound / busy with its range over the runs, the
+ * most in flight and the 429s of all runs, the load before the first run and after the last.
+ */
+export function rowLine(runs: readonly CrawlBenchRow[]): string {
+  const first = runs[0] as CrawlBenchRow;
+  const last = runs.at(-1) as CrawlBenchRow;
+  const mean = (of: (run: CrawlBenchRow) => number) => meanOf(runs.map(of));
+  const ratios = runs.map((run) => run.boundMs / run.spanMs);
+  const range = runs.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '';
+  const seeds = runs.length > 1 ? `${first.seed}–${last.seed}` : String(first.seed);
+  return (
+    `| ${first.latency} | ${first.shop} | ${first.formats} | ${seeds} | ${s(mean((run) => run.boundMs))} | ` +
+    `${s(mean((run) => run.drawnMs))} | ${s(mean((run) => run.hedgedMs))} | ` +
+    `${(100 * mean((run) => run.hedgedAtTarget)).toFixed(0)} % | ${s(mean((run) => run.spanMs))} | ` +
+    `${meanOf(ratios).toFixed(3)}${range} | ${mean((run) => run.drawnMs / run.spanMs).toFixed(3)} | ` +
+    `${s(mean((run) => run.processMs))} | ${mean((run) => run.requests).toFixed(0)} (${first.fewest}) | ` +
+    `${Math.max(...runs.map((run) => run.mostInFlight))} | ${runs.reduce((sum, run) => sum + run.throttled, 0)} | ` +
+    `${mean((run) => run.usage.cpuSeconds).toFixed(1)} s | ${Math.max(...runs.map((run) => run.usage.maxRssMb)).toFixed(0)} MB | ` +
+    `${first.load.before.toFixed(1)} → ${last.load.after.toFixed(1)} |`
+  );
+}
+
 export async function runCrawlBench(): Promise<CrawlBenchRow[]> {
   const records = SIZES.products + SIZES.customers + SIZES.orders;
   line(
     `crawl bench: shopsnap backup (built CLI, depth ${DEPTH}) of ${records} records (${SIZES.products} products, ` +
-      `${SIZES.customers} customers, ${SIZES.orders} orders), the shop in its own process`,
+      `${SIZES.customers} customers, ${SIZES.orders} orders), the shop in its own process; a row of several seeds ` +
+      'gives the means of its runs, bound / busy with its range',
   );
   line('');
   line(
-    `| latency | shop | formats | bound | bound, latencies drawn | drawn, late pages hedged | hedged rounds at ≥ ${TARGET} | shop busy | bound / busy | drawn / busy | process | requests (fewest) | most in flight | 429s | CPU | RSS | load |`,
+    `| latency | shop | formats | seeds | bound | bound, latencies drawn | drawn, late pages hedged | hedged rounds at ≥ ${TARGET} | shop busy | bound / busy | drawn / busy | process | requests (fewest) | most in flight | 429s | CPU | RSS | load |`,
   );
-  line('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  line('|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   const rows: CrawlBenchRow[] = [];
   for (const latency of LATENCIES) {
     for (const row of ROWS) {
-      for (const formats of row.compare ? [undefined, 'raw'] : [undefined]) {
-        const result = await backupRow(latency, row, formats);
-        rows.push(result);
+      const formatsRun = row.compare ? [undefined, 'raw'] : [undefined];
+      // Seed by seed, every format of a seed together: the runs compared share the machine's load.
+      for (const seed of latency.seeds) {
+        for (const formats of formatsRun) rows.push(await backupRow(latency, row, formats, seed));
+      }
+      for (const formats of formatsRun) {
         line(
-          `| ${result.latency} | ${result.shop} | ${result.formats} | ${s(result.boundMs)} | ${s(result.drawnMs)} | ` +
-            `${s(result.hedgedMs)} | ${(100 * result.hedgedAtTarget).toFixed(0)} % | ` +
-            `${s(result.spanMs)} | ${(result.boundMs / result.spanMs).toFixed(3)} | ` +
-            `${(result.drawnMs / result.spanMs).toFixed(3)} | ${s(result.processMs)} | ${result.requests} (${result.fewest}) | ` +
-            `${result.mostInFlight} | ${result.throttled} | ${result.usage.cpuSeconds.toFixed(1)} s | ` +
-            `${result.usage.maxRssMb.toFixed(0)} MB | ${result.load.before.toFixed(1)} → ${result.load.after.toFixed(1)} |`,
+          rowLine(
+            rows.filter(
+              (r) => r.latency === latency.name && r.shop === row.name && r.formats === (formats ?? 'default'),
+            ),
+          ),
         );
       }
       if (row.compare) {
-        const peer = await peerRow(latency, row);
-        const ours = rows.find((r) => r.latency === latency.name && r.shop === row.name && r.formats === 'default');
+        const seed = latency.seeds[0] as number;
+        const peer = await peerRow(latency, row, seed);
+        const ours = rows.find(
+          (r) => r.latency === latency.name && r.shop === row.name && r.formats === 'default' && r.seed === seed,
+        );
         line(
-          `| ${latency.name} | ${row.name} | shopify-api-node (autoLimit, sequential) | | | | | | | | ${s(peer.processMs)} | ` +
-            `${peer.requests} | 1 | ${peer.throttled} | | | |`,
+          `| ${latency.name} | ${row.name} | shopify-api-node (autoLimit, sequential) | ${seed} | | | | | | | | ` +
+            `${s(peer.processMs)} | ${peer.requests} | 1 | ${peer.throttled} | | | |`,
         );
         if (ours)
           line(
-            `|  |  | shopsnap is ${(peer.processMs / ours.processMs).toFixed(1)}× the peer, whole process against whole process (target ≥ 6×) | | | | | | | | | | | | | | |`,
+            `|  |  | shopsnap is ${(peer.processMs / ours.processMs).toFixed(1)}× the peer on seed ${seed}, whole process against whole process (target ≥ 6×) | | | | | | | | | | | | | | | |`,
           );
       }
     }
