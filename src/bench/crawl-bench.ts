@@ -84,13 +84,9 @@ export interface CrawlBenchRow {
   load: { before: number; after: number };
 }
 
-async function backupRow(
-  latency: (typeof LATENCIES)[number],
-  row: Row,
-  formats: string | undefined,
-  seed: number,
-): Promise<CrawlBenchRow> {
-  const options: ShopOptions = {
+/** The row's shop on one seed, as every run of the row gets it. */
+function shopOptions(latency: (typeof LATENCIES)[number], row: Row, seed: number): ShopOptions {
+  return {
     seed,
     ...SIZES,
     bigIdShare: 0.01,
@@ -99,7 +95,15 @@ async function backupRow(
     // Pages built before the clock starts: building them on demand costs the shop CPU the crawler competes for.
     prerender: true,
   };
-  const shop = await startShopProcess(options);
+}
+
+async function backupRow(
+  latency: (typeof LATENCIES)[number],
+  row: Row,
+  formats: string | undefined,
+  seed: number,
+): Promise<CrawlBenchRow> {
+  const shop = await startShopProcess(shopOptions(latency, row, seed));
   const out = await mkdtemp(join(tmpdir(), 'shopsnap-crawl-bench-'));
   const before = loadavg()[0] as number;
   const started = performance.now();
@@ -142,14 +146,7 @@ async function backupRow(
 
 /** shopify-api-node on the same shop, in its own process: whole process against whole process. */
 async function peerRow(latency: (typeof LATENCIES)[number], row: Row, seed: number) {
-  const shop = await startShopProcess({
-    seed,
-    ...SIZES,
-    bigIdShare: 0.01,
-    rate: row.rate,
-    latency: latency.latency,
-    prerender: true,
-  });
+  const shop = await startShopProcess(shopOptions(latency, row, seed));
   const started = performance.now();
   const peer = spawnMeasured(fileURLToPath(new URL('./crawl-peer.js', import.meta.url)), [shop.url, shop.token]);
   await peer.finished();
@@ -175,7 +172,7 @@ export function rowLine(runs: readonly CrawlBenchRow[]): string {
   const mean = (of: (run: CrawlBenchRow) => number) => meanOf(runs.map(of));
   const ratios = runs.map((run) => run.boundMs / run.spanMs);
   const range = runs.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '';
-  const seeds = runs.length > 1 ? `${first.seed}–${last.seed}` : String(first.seed);
+  const seeds = runs.map((run) => run.seed).join(', ');
   return (
     `| ${first.latency} | ${first.shop} | ${first.formats} | ${seeds} | ${s(mean((run) => run.boundMs))} | ` +
     `${s(mean((run) => run.drawnMs))} | ${s(mean((run) => run.hedgedMs))} | ` +
