@@ -201,33 +201,28 @@ export async function runCrawlBench(): Promise<CrawlBenchRow[]> {
   for (const latency of LATENCIES) {
     for (const row of ROWS) {
       const formatsRun = row.compare ? [undefined, 'raw'] : [undefined];
-      // Seed by seed, every format of a seed together: the runs compared share the machine's load.
+      // The runs of each format, in seed order; seed by seed, every format of a seed together: the runs compared
+      // share the machine's load.
+      const runs = formatsRun.map(() => [] as CrawlBenchRow[]);
       for (const seed of latency.seeds) {
-        for (const formats of formatsRun) rows.push(await backupRow(latency, row, formats, seed));
+        for (const [i, formats] of formatsRun.entries()) runs[i]?.push(await backupRow(latency, row, formats, seed));
       }
-      for (const formats of formatsRun) {
-        line(
-          rowLine(
-            rows.filter(
-              (r) => r.latency === latency.name && r.shop === row.name && r.formats === (formats ?? 'default'),
-            ),
-          ),
-        );
+      for (const formatRuns of runs) {
+        rows.push(...formatRuns);
+        line(rowLine(formatRuns));
       }
       if (row.compare) {
-        const seed = latency.seeds[0] as number;
+        // The default formats' run on the first seed, the peer's shop.
+        const ours = runs[0]?.[0] as CrawlBenchRow;
+        const seed = ours.seed;
         const peer = await peerRow(latency, row, seed);
-        const ours = rows.find(
-          (r) => r.latency === latency.name && r.shop === row.name && r.formats === 'default' && r.seed === seed,
-        );
         line(
           `| ${latency.name} | ${row.name} | shopify-api-node (autoLimit, sequential) | ${seed} | | | | | | | | ` +
             `${s(peer.processMs)} | ${peer.requests} | 1 | ${peer.throttled} | | | |`,
         );
-        if (ours)
-          line(
-            `|  |  | shopsnap is ${(peer.processMs / ours.processMs).toFixed(1)}× the peer on seed ${seed}, whole process against whole process (target ≥ 6×) | | | | | | | | | | | | | | | |`,
-          );
+        line(
+          `|  |  | shopsnap is ${(peer.processMs / ours.processMs).toFixed(1)}× the peer on seed ${seed}, whole process against whole process (target ≥ 6×) | | | | | | | | | | | | | | | |`,
+        );
       }
     }
   }

@@ -44,9 +44,9 @@ describe('requests a crawl spends', { timeout: 60_000 }, () => {
 
   it('never asks again for a page the shop has not been sent yet: one held back by a pause is not late', async () => {
     // Answers in 20 ms, so a page is late after about a second; another limit's 429 (Retry-After: 2.0) holds every
-    // request for 2 s, with slots free and the bucket's room unchanged. The shop answers in this process: rendered as
-    // they are asked for, 20 pages at once came back over a second late on a loaded machine (hedged in 3 of 4 runs
-    // beside six busy processes; prerendered, none in 8).
+    // request for 2 s, with slots free and the bucket's room unchanged. The shop answers in this process: pages rendered
+    // as they were asked for waited behind each other's rendering on a loaded machine until they counted as late
+    // (second copies in 3 of 4 runs beside six busy processes; prerendered, none in 8).
     const sizes = { products: 1500, customers: 1500, orders: 3000 };
     const faults = { seed: 3, throttleStormRate: 0.15 };
     const latency = uniformLatency(20);
