@@ -200,20 +200,21 @@ export async function runCrawlBench(): Promise<CrawlBenchRow[]> {
   const rows: CrawlBenchRow[] = [];
   for (const latency of LATENCIES) {
     for (const row of ROWS) {
-      const formatsRun = row.compare ? [undefined, 'raw'] : [undefined];
-      // The runs of each format, in seed order; seed by seed, every format of a seed together: the runs compared
-      // share the machine's load.
-      const runs = formatsRun.map(() => [] as CrawlBenchRow[]);
+      const byFormat = (row.compare ? [undefined, 'raw'] : [undefined]).map((formats) => ({
+        formats,
+        runs: [] as CrawlBenchRow[],
+      }));
+      // Seed by seed, every format of a seed together: the runs compared share the machine's load.
       for (const seed of latency.seeds) {
-        for (const [i, formats] of formatsRun.entries()) runs[i]?.push(await backupRow(latency, row, formats, seed));
+        for (const { formats, runs } of byFormat) runs.push(await backupRow(latency, row, formats, seed));
       }
-      for (const formatRuns of runs) {
-        rows.push(...formatRuns);
-        line(rowLine(formatRuns));
+      for (const { runs } of byFormat) {
+        rows.push(...runs);
+        line(rowLine(runs));
       }
       if (row.compare) {
-        // The default formats' run on the first seed, the peer's shop.
-        const ours = runs[0]?.[0] as CrawlBenchRow;
+        // The peer runs on the first seed's shop, against the default formats' run there.
+        const ours = byFormat[0]?.runs[0] as CrawlBenchRow;
         const seed = ours.seed;
         const peer = await peerRow(latency, row, seed);
         line(
