@@ -29,7 +29,8 @@ export default defineConfig({
           maxWorkers: Math.max(2, availableParallelism() - 1),
         },
       },
-      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1 } },
+      // A higher groupOrder runs after the lower ones have finished.
+      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });
