@@ -5,9 +5,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * Files that need the machine to themselves, run one at a time after the rest: those whose assertions hang on timing
  * (the crawl's choices of chains, windows and second copies against a shop in the test's process; `check`'s estimate
- * against a backup's wall time), of which three tests failed beside a second file, and the fleet's, whose 30 shops on
- * three worker processes took 77 s of their test's 120 s beside a second file and more than 120 s beside two (README,
- * "Node 20").
+ * against a backup's wall time), three of whose tests failed with a second file running (two of them only on a machine
+ * also busy with two more processes), and the fleet's, whose 30 shops on three worker processes took 77 s of their
+ * test's 120 s beside a second file and more than 120 s beside two (README, "Node 20").
  */
 const ALONE = ['test/source/crawl-requests.test.ts', 'test/cli-e2e/check.test.ts', 'test/fleet/fleet.test.ts'];
 
@@ -21,7 +21,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        // vitest's own default is one fewer than the cores: one file at a time on a 2-vCPU machine.
+        // vitest's own default is one fewer than the cores: one file at a time on a 2-vCPU machine. Much of an
+        // end-to-end file's time is its CLI child's or its shop's, not its worker's: a second file uses that core.
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
